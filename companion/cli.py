@@ -1,0 +1,165 @@
+"""Command line: ``companion play GAME --players N --seed S [--auto] [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from companion.rules import CHANCE, GameState, RulesError, find_game, game_names
+
+
+def _smileys(state: GameState) -> dict[str, int]:
+    smileys = getattr(state, "smileys", None)
+    if smileys is None:
+        return {}
+    return {state.player_name(q): smileys(q) for q in range(state.players)}
+
+
+def final_summary(state: GameState) -> dict[str, Any]:
+    """The closing JSON object: scores with breakdown, ranking and where each token is."""
+    scores = {state.player_name(s.player): s.to_json() for s in state.scores()}
+    ranking = [[state.player_name(q) for q in group] for group in state.ranking()]
+    summary: dict[str, Any] = {
+        "final": True,
+        "game": state.GAME_ID,
+        "seed": state.seed,
+        "scores": scores,
+        "ranking": ranking,
+        "winners": ranking[0] if ranking else [],
+        "end": getattr(state, "end_reason", None),
+    }
+    places = getattr(state, "token_places", None)
+    if places is not None:
+        summary["tokens"] = dict(sorted(places().items()))
+    return summary
+
+
+def score_table(state: GameState) -> str:
+    """A readable final score table with the breakdown, in ranking order."""
+    scores = {s.player: s for s in state.scores()}
+    categories = list(next(iter(scores.values())).breakdown)
+    header = ["rank", "player", *categories, "total"]
+    rows = []
+    for place, group in enumerate(state.ranking(), start=1):
+        for q in group:
+            s = scores[q]
+            rows.append([str(place), state.player_name(q),
+                         *(f"{s.breakdown[c]:+d}" if c != categories[0] else str(s.breakdown[c])
+                           for c in categories), str(s.total)])
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))]
+    lines.append("  ".join("-" * w for w in widths))
+    lines += ["  ".join(c.rjust(w) if i != 1 else c.ljust(w)
+                        for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
+    winners = [state.player_name(q) for q in state.ranking()[0]]
+    lines.append(("Winners (tied): " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
+    return "\n".join(lines)
+
+
+def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> GameState:
+    """Play to the end with seeded random legal moves, printing each step."""
+    chooser = random.Random(seed)
+    while not state.is_terminal():
+        actor = state.current_player()
+        if actor == CHANCE:
+            action = state.sample_chance()
+        else:
+            legal = state.legal_actions()
+            action = legal[chooser.randrange(len(legal))]
+        state.apply_action(action)
+        entry = state.log[-1]
+        if as_json:
+            out.write(json.dumps({
+                "n": len(state.log) - 1,
+                "player": "table" if actor == CHANCE else state.player_name(actor),
+                "move": entry["action"],
+                "text": entry["text"],
+                "smileys": _smileys(state),
+            }) + "\n")
+        else:
+            marker = "  " if actor == CHANCE else "> "
+            out.write(f"{len(state.log) - 1:4d} {marker}{entry['text']}\n")
+    if as_json:
+        out.write(json.dumps(final_summary(state)) + "\n")
+    else:
+        reason = getattr(state, "end_reason", None)
+        out.write(f"\nGame over{': ' + reason if reason else ''}.\n\n{score_table(state)}\n")
+    return state
+
+
+def play_interactive(state: GameState, *, inp: TextIO, out: TextIO) -> GameState:
+    """Type the number of a legal move; 'u' undoes, 'h' asks for the store hint, 'q' quits.
+
+    Chance steps (draws, cats) come from the seeded RNG, as if the table had drawn them.
+    """
+    while not state.is_terminal():
+        actor = state.current_player()
+        if actor == CHANCE:
+            state.play_chance()
+            out.write(f"     {state.log[-1]['text']}\n")
+            continue
+        legal = state.legal_actions()
+        out.write(f"\n{state.player_name(actor)} to act:\n")
+        for i, action in enumerate(legal):
+            out.write(f"  {i:3d}  {action}\n")
+        out.write("choice (number, u=undo, h=hint, q=quit): ")
+        out.flush()
+        line = inp.readline()
+        if not line or line.strip() == "q":
+            out.write("\nstopped; nothing is lost: the log holds every move so far\n")
+            return state
+        answer = line.strip()
+        try:
+            if answer == "u":
+                undone = state.undo()
+                out.write(f"undid: {undone['text']}\n")
+            elif answer == "h":
+                best = getattr(state, "best_store", lambda q: None)(actor)
+                out.write(f"hint: {best if best else 'no set of 4 completes a list'}\n")
+            else:
+                state.apply_action(legal[int(answer)], player=actor)
+                out.write(f"  > {state.log[-1]['text']}\n")
+        except (ValueError, IndexError, RulesError) as exc:
+            out.write(f"not possible: {exc}\n")
+    out.write(f"\nGame over.\n\n{score_table(state)}\n")
+    return state
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    try:
+        cls = find_game(args.game)
+        state = cls.new(args.players, args.seed)
+    except ValueError as exc:
+        print(f"companion play: {exc}", file=sys.stderr)
+        return 2
+    if args.auto:
+        play_auto(state, args.seed, as_json=args.json, out=sys.stdout)
+    else:
+        play_interactive(state, inp=sys.stdin, out=sys.stdout)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="Food Alley Companion")
+    sub = parser.add_subparsers(dest="command", required=True)
+    play = sub.add_parser("play", help="play a game from the command line")
+    play.add_argument("game", help=f"one of: {', '.join(game_names())}")
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--auto", action="store_true", help="seeded random legal moves")
+    play.add_argument("--json", action="store_true", help="one JSON object per line")
+    play.set_defaults(func=_cmd_play)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

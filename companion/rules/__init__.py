@@ -1,0 +1,48 @@
+"""Rules engines: pure, deterministic Python (no I/O beyond the component list, no Kivy, no OpenCV).
+
+Games and modes are looked up by name with :func:`find_game`.
+"""
+
+from __future__ import annotations
+
+from companion.rules.protocol import (
+    CHANCE,
+    TERMINAL,
+    ChanceOutcomeError,
+    GameState,
+    IllegalMoveError,
+    RulesError,
+    UndoRefusedError,
+)
+
+
+def _registry() -> dict[str, type[GameState]]:
+    from companion.rules.food_alley.shopper import ShopperState
+
+    return {ShopperState.GAME_ID: ShopperState}
+
+
+def game_names() -> list[str]:
+    return sorted(_registry())
+
+
+def find_game(name: str) -> type[GameState]:
+    """The state class of a game or mode, by name such as ``food-alley/shopper``."""
+    games = _registry()
+    try:
+        return games[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; known: {', '.join(sorted(games))}") from None
+
+
+__all__ = [
+    "CHANCE",
+    "TERMINAL",
+    "ChanceOutcomeError",
+    "GameState",
+    "IllegalMoveError",
+    "RulesError",
+    "UndoRefusedError",
+    "find_game",
+    "game_names",
+]

@@ -1,0 +1,1160 @@
+"""Food Alley, Shopper mode (rulebook: "Shopper"). Readings of unclear sentences: docs/rules/shopper.md.
+
+A turn is a chain of steps, each one action: the player moves (a whole path), then shops or
+claims, then bids; or stores groceries instead. Bag draws, cat draws and the arrangement of the
+grocery lists are chance steps whose outcome comes from the table (or the seeded RNG).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from dataclasses import dataclass
+from itertools import combinations, permutations
+from typing import Any, ClassVar
+
+from companion.rules.components import Components, GroceryList, Token, Trait, food_alley
+from companion.rules.food_alley.groceries import SET_SIZE, StoreEvaluator
+from companion.rules.food_alley.market import (
+    ALL_SLOTS,
+    CELLS,
+    SIDES,
+    Bag,
+    Cell,
+    Direction,
+    Side,
+    Slot,
+    centre,
+    corners,
+    exit_slot,
+    line_slots,
+    name,
+    neighbours,
+    step,
+)
+from companion.rules.protocol import (
+    CHANCE,
+    TERMINAL,
+    Action,
+    ActionCodec,
+    ChanceOutcomeError,
+    GameState,
+    IllegalMoveError,
+    Score,
+    StateFormatError,
+)
+
+GAME_ID = "food-alley/shopper"
+TRIGGER_SMILEYS = 20  # "If you have 20 or more smileys, the final round is triggered."
+OFFER_SIZE = 3  # "draw three tokens ... coin side up next to the board"
+LISTS_PER_SIDE = 5  # "place 5 of them around the board, one type per side"
+SET_BONUS = 4  # "A set of all four types of grocery lists is worth 4 points."
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+codec = ActionCodec()
+
+# Cell contents: None, a token ("t", id, face) or a cat ("c", owner, value).
+INGREDIENT, COIN = "ingredient", "coin"
+
+
+def _flipped_at_setup(players: int) -> tuple[Cell, ...]:
+    """Shopper Setup: 2p centre + 2 opposite corners; 3p the 4 corners; 4p corners + centre."""
+    c = corners()
+    if players == 2:
+        return (c[0], centre(), c[2])
+    if players == 3:
+        return c
+    return (*c, centre())
+
+
+# --- actions -------------------------------------------------------------------------------
+
+
+@codec.register
+@dataclass(frozen=True)
+class Draw(Action):
+    """Chance: the token that came out of the bag."""
+
+    token: str
+    kind: ClassVar[str] = "draw"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "token": self.token}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Draw:
+        return cls(str(d["token"]))
+
+    def __str__(self) -> str:
+        return f"draw {self.token}"
+
+
+@codec.register
+@dataclass(frozen=True)
+class RevealCat(Action):
+    """Chance: the value of the cat taken from the player's face-down, shuffled supply."""
+
+    value: int
+    kind: ClassVar[str] = "cat"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "value": self.value}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> RevealCat:
+        return cls(int(d["value"]))
+
+    def __str__(self) -> str:
+        return f"cat {self.value}"
+
+
+@codec.register
+@dataclass(frozen=True)
+class Arrange(Action):
+    """Chance: the shuffled grocery lists laid along one side, slot 1 to 5."""
+
+    lists: tuple[str, ...]
+    kind: ClassVar[str] = "arrange"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "lists": list(self.lists)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Arrange:
+        return cls(tuple(str(x) for x in d["lists"]))
+
+    def __str__(self) -> str:
+        return "lay " + ", ".join(self.lists)
+
+
+@codec.register
+@dataclass(frozen=True)
+class Place(Action):
+    """Setup: put the shopper on a coin and take one of the spare grocery lists."""
+
+    cell: Cell
+    list_id: str
+    kind: ClassVar[str] = "place"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "cell": name(self.cell), "list": self.list_id}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Place:
+        from companion.rules.food_alley.market import parse_cell
+
+        return cls(parse_cell(d["cell"]), str(d["list"]))
+
+    def __str__(self) -> str:
+        return f"place on {name(self.cell)}, take {self.list_id}"
+
+
+@codec.register
+@dataclass(frozen=True)
+class Move(Action):
+    """Move: the cells passed, from the start cell to the end (chained shoppers included)."""
+
+    path: tuple[Cell, ...]
+    kind: ClassVar[str] = "move"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "path": [name(c) for c in self.path]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Move:
+        from companion.rules.food_alley.market import parse_cell
+
+        return cls(tuple(parse_cell(c) for c in d["path"]))
+
+    @property
+    def end(self) -> Cell:
+        return self.path[-1]
+
+    def __str__(self) -> str:
+        return "move " + "-".join(name(c) for c in self.path)
+
+
+@codec.register
+@dataclass(frozen=True)
+class Shop(Action):
+    """Shop: declare a trait and collect the matching adjacent tokens (cells, sorted)."""
+
+    trait: Trait
+    take: tuple[Cell, ...]
+    kind: ClassVar[str] = "shop"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "declare": self.trait.value, "take": [name(c) for c in self.take]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Shop:
+        from companion.rules.food_alley.market import parse_cell
+
+        return cls(Trait(d["declare"]), tuple(sorted(parse_cell(c) for c in d["take"])))
+
+    def __str__(self) -> str:
+        extra = ", also " + " ".join(name(c) for c in self.take) if self.take else ""
+        return f"shop: same {self.trait.value}{extra}"
+
+
+@codec.register
+@dataclass(frozen=True)
+class Claim(Action):
+    """Claim: take a grocery list from the cat's row or column."""
+
+    list_id: str
+    kind: ClassVar[str] = "claim"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "list": self.list_id}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Claim:
+        return cls(str(d["list"]))
+
+    def __str__(self) -> str:
+        return f"claim {self.list_id}"
+
+
+@codec.register
+@dataclass(frozen=True)
+class Bid(Action):
+    """Bidding: one of the offered coins, or None for a blind draw from the bag."""
+
+    token: str | None
+    kind: ClassVar[str] = "bid"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "token": self.token}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Bid:
+        return cls(None if d["token"] is None else str(d["token"]))
+
+    def __str__(self) -> str:
+        return f"bid {self.token}" if self.token else "bid blind from the bag"
+
+
+@codec.register
+@dataclass(frozen=True)
+class Store(Action):
+    """Store groceries: exactly 4 tokens from behind the screen (ids, sorted)."""
+
+    tokens: tuple[str, ...]
+    kind: ClassVar[str] = "store"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "tokens": list(self.tokens)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Store:
+        return cls(tuple(sorted(str(t) for t in d["tokens"])))
+
+    def __str__(self) -> str:
+        return "store " + " ".join(self.tokens)
+
+
+@codec.register
+@dataclass(frozen=True)
+class Pass(Action):
+    """Pass the turn (final round, or when no move and no store is possible)."""
+
+    kind: ClassVar[str] = "pass"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Pass:
+        return cls()
+
+    def __str__(self) -> str:
+        return "pass"
+
+
+# --- the state -----------------------------------------------------------------------------
+
+_CHANCE_PHASES = {"fill", "arrange", "start-draw", "offer", "cats", "blind", "restock"}
+_PHASE_WAITS = {
+    "fill": "the tokens that fill the market",
+    "arrange": "the grocery lists laid along a side",
+    "start-draw": "a start-player draw from the bag",
+    "offer": "a coin drawn for the offer",
+    "cats": "the value of the cat placed on an emptied spot",
+    "blind": "the coin drawn blindly from the bag",
+    "restock": "a coin drawn to restock the offer",
+    "place": "a shopper placed on a coin with a spare list taken (Place)",
+    "turn": "a move, a store, or a pass",
+    "shop": "a declaration: same price, ingredient or colour (Shop)",
+    "claim": "a grocery list taken from the cat's row or column (Claim)",
+    "bonus": "the same-value bonus list (Claim)",
+    "bid": "a coin from the offer, or a blind draw (Bid)",
+    "over": "nothing: the game is over",
+}
+
+
+class ShopperState(GameState):
+    """One game of Food Alley in Shopper mode."""
+
+    GAME_ID: ClassVar[str] = GAME_ID
+    codec: ClassVar[ActionCodec] = codec
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any],
+                 components: Components) -> None:
+        super().__init__(players, seed, options)
+        self.components = components
+        self.evaluator = _evaluator(components)
+        self.names: list[str] = list(options["colours"])
+        self.side_types: dict[Side, str] = {
+            Side(k): v for k, v in options["sides"].items()
+        }
+        self.cells: list[tuple[Any, ...] | None] = [None] * len(CELLS)
+        self.shopper: list[Cell | None] = [None] * players
+        self.bag = Bag([t.id for t in components.tokens])
+        self.offer: list[str] = []
+        self.slots: dict[Slot, str | None] = {s: None for s in ALL_SLOTS}
+        self.spares: list[str] = []
+        self.screens: list[list[str]] = [[] for _ in range(players)]
+        self.open_lists: list[list[str]] = [[] for _ in range(players)]
+        self.done_lists: list[list[str]] = [[] for _ in range(players)]
+        self.cat_supply: list[list[int]] = [
+            sorted(components.cat_values) for _ in range(players)
+        ]
+        self.start_player: int | None = None
+        self.start_marker: str | None = None
+        self.phase = "fill"
+        self.turn = 0
+        self.pending: dict[str, Any] = {"next": 0}
+        self.final_round = False
+        self.end_reason: str | None = None
+        self.passes_in_row = 0
+        self._legal: list[Action] | None = None
+
+    # --- creation -----------------------------------------------------------------------
+    @classmethod
+    def new(cls, players: int, seed: int, **options: Any) -> ShopperState:
+        """A new game before setup; setup runs as chance steps and placement moves.
+
+        Options: ``colours`` (player colours in clockwise seat order) and ``sides`` (which list
+        type lies on which side). Defaults come from the component list.
+        """
+        components: Components = options.pop("components", None) or food_alley()
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"Shopper is for 2 to 4 players, not {players}")
+        colours = list(options.get("colours") or components.player_colours[:players])
+        if len(colours) != players or len(set(colours)) != players:
+            raise ValueError(f"need {players} different player colours, got {colours}")
+        unknown = [c for c in colours if c not in components.player_colours]
+        if unknown:
+            raise ValueError(
+                f"unknown player colour(s) {unknown}; choose from {components.player_colours}"
+            )
+        types = components.grocery_list_types
+        sides = options.get("sides") or {s.value: t for s, t in zip(SIDES, types, strict=False)}
+        if sorted(sides.values()) != sorted(types) or set(sides) != {s.value for s in SIDES}:
+            raise ValueError(f"sides must give each side one of the list types {types}")
+        return cls(players, seed, {"colours": colours, "sides": dict(sides)}, components)
+
+    # --- helpers ------------------------------------------------------------------------
+    def player_name(self, player: int) -> str:
+        return self.names[player]
+
+    def token(self, token_id: str) -> Token:
+        return self.components.token(token_id)
+
+    def glist(self, list_id: str) -> GroceryList:
+        return self.components.grocery_list(list_id)
+
+    def smileys(self, player: int) -> int:
+        return sum(self.glist(g).smileys for g in self.done_lists[player])
+
+    def coin_under(self, player: int) -> Token | None:
+        pos = self.shopper[player]
+        if pos is None:
+            return None
+        content = self.cells[pos]
+        if content is not None and content[0] == "t" and content[2] == COIN:
+            return self.token(content[1])
+        return None
+
+    def _pile(self, list_type: str) -> list[str]:
+        return sorted(g.id for g in self.components.grocery_lists if g.type == list_type)
+
+    def _order_from(self, first: int) -> list[int]:
+        return [(first + k) % self.players for k in range(self.players)]
+
+    # --- who acts -----------------------------------------------------------------------
+    def current_player(self) -> int:
+        if self.phase == "over":
+            return TERMINAL
+        if self.phase in _CHANCE_PHASES:
+            return CHANCE
+        if self.phase == "place":
+            return int(self.pending["order"][self.pending["next"]])
+        return self.turn
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    # --- chance -------------------------------------------------------------------------
+    def _chance_kind(self) -> str:
+        if self.phase == "arrange":
+            return "arrange"
+        if self.phase == "cats":
+            return "cat"
+        return "draw"
+
+    def chance_outcomes(self) -> list[tuple[Action, float]]:
+        if self.phase not in _CHANCE_PHASES:
+            return []
+        kind = self._chance_kind()
+        if kind == "draw":
+            ids = self.bag.contents()
+            return [(Draw(t), 1 / len(ids)) for t in ids]
+        if kind == "cat":
+            supply = Counter(self.cat_supply[self.turn])
+            total = sum(supply.values())
+            return [(RevealCat(v), n / total) for v, n in sorted(supply.items())]
+        pile = self._pile(self._arrange_type())
+        outs = list(permutations(pile, LISTS_PER_SIDE))
+        return [(Arrange(p), 1 / len(outs)) for p in outs]
+
+    def sample_chance(self) -> Action:
+        if self.phase not in _CHANCE_PHASES:
+            raise IllegalMoveError("turn order", "no chance step is pending")
+        rng = self.rng.next()
+        kind = self._chance_kind()
+        if kind == "draw":
+            return Draw(rng.choice(self.bag.contents()))
+        if kind == "cat":
+            return RevealCat(rng.choice(self.cat_supply[self.turn]))
+        return Arrange(tuple(rng.sample(self._pile(self._arrange_type()), LISTS_PER_SIDE)))
+
+    def _arrange_type(self) -> str:
+        return self.side_types[SIDES[self.pending["side"]]]
+
+    # --- legal moves --------------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[Action]:
+        phase = self.phase
+        if phase in _CHANCE_PHASES or phase == "over":
+            return []
+        p = self.current_player()
+        if phase == "place":
+            cells = self._free_coins()
+            return [Place(c, g) for c in cells for g in sorted(self.spares)]
+        if phase == "turn":
+            stores: list[Action] = [Store(s) for s in self.store_options(p)]
+            if self.final_round:
+                return [*stores, Pass()]
+            moves: list[Action] = [Move(path) for path in self.paths(p)]
+            return moves + stores or [Pass()]
+        if phase == "shop":
+            return list(self._shop_options())
+        if phase in ("claim", "bonus"):
+            return [Claim(g) for g in self._claimable(p)]
+        if phase == "bid":
+            bids: list[Action] = [Bid(t) for t in self.offer]
+            if len(self.bag):
+                bids.append(Bid(None))
+            return bids
+        raise AssertionError(phase)
+
+    def _free_coins(self) -> list[Cell]:
+        taken = {pos for pos in self.shopper if pos is not None}
+        return [
+            c for c in CELLS
+            if c not in taken and (x := self.cells[c]) is not None and x[0] == "t" and x[2] == COIN
+        ]
+
+    def paths(self, player: int) -> list[tuple[Cell, ...]]:
+        """One route (the shortest) to each cell the player's shopper may end on this turn.
+
+        Move rules: exactly the coin's value in a straight line; turn left or right at the edge
+        where a list lies (at corners only along the border); change direction only when passing a
+        cat or another shopper; an opening leads to any other opening; landing on another shopper
+        continues with that shopper's coin. Every route to the same end gives the same position,
+        so each end is listed once; :meth:`is_route` accepts any other legal route.
+        Readings: docs/rules/shopper.md.
+        """
+        return sorted(self._routes(player, None).values())
+
+    def is_route(self, player: int, path: tuple[Cell, ...]) -> bool:
+        """Whether the path is a legal move of the player's shopper (start cell first)."""
+        if len(path) < 2 or path[0] != self.shopper[player]:
+            return False
+        return path[-1] in self._routes(player, path)
+
+    def _routes(self, player: int, guide: tuple[Cell, ...] | None) -> dict[Cell, tuple[Cell, ...]]:
+        """Breadth-first search over (cell, heading, steps left, shoppers landed on).
+
+        With a guide path, only that path's cells may be entered and only its full length
+        counts as an end.
+        """
+        coin = self.coin_under(player)
+        start = self.shopper[player]
+        if coin is None or start is None:
+            return {}
+        others = {pos: q for q, pos in enumerate(self.shopper) if q != player and pos is not None}
+        openings = [s for s in ALL_SLOTS if self.slots[s] is None]
+        cells = self.cells
+        token = self.token
+        ends: dict[Cell, tuple[Cell, ...]] = {}
+        seen: set[tuple[Cell, Direction, int, frozenset[int], int]] = set()
+        queue: deque[tuple[Cell, Direction, int, frozenset[int], tuple[Cell, ...]]] = deque()
+
+        def push(pos: Cell, d: Direction, steps: int, chained: frozenset[int],
+                 path: tuple[Cell, ...]) -> None:
+            key = (pos, d, steps, chained, len(path) if guide is not None else 0)
+            if key not in seen:
+                seen.add(key)
+                queue.append((pos, d, steps, chained, path))
+
+        def enter(pos: Cell, d: Direction, steps: int, chained: frozenset[int],
+                  path: tuple[Cell, ...]) -> None:
+            if guide is not None and (len(path) >= len(guide) or guide[len(path)] != pos):
+                return
+            path = (*path, pos)
+            steps -= 1
+            content = cells[pos]
+            if steps == 0:
+                q = others.get(pos)
+                if q is not None:  # landed on another shopper: go on with its coin
+                    if q in chained or content is None or content[2] != COIN:
+                        return
+                    value = token(content[1]).coin
+                    for nd in (d, d.left, d.right):
+                        push(pos, nd, value, chained | {q}, path)
+                elif content is not None and (content[0] == "c" or content[2] == INGREDIENT):
+                    if guide is None or len(path) == len(guide):
+                        ends.setdefault(pos, path)
+                return
+            if pos in others or (content is not None and content[0] == "c"):
+                for nd in (d, d.left, d.right):
+                    push(pos, nd, steps, chained, path)
+            else:
+                push(pos, d, steps, chained, path)
+
+        for d in Direction:
+            push(start, d, coin.coin, frozenset(), (start,))
+        while queue:
+            pos, d, steps, chained, path = queue.popleft()
+            nxt = step(pos, d)
+            if nxt is not None:
+                enter(nxt, d, steps, chained, path)
+                continue
+            slot = exit_slot(pos, d)
+            elsewhere = [o for o in openings if o != slot] if self.slots[slot] is None else []
+            if elsewhere:
+                for o in elsewhere:
+                    enter(o.entry, o.inward, steps, chained, path)
+                continue
+            for nd in (d.left, d.right):
+                if step(pos, nd) is not None:
+                    push(pos, nd, steps, chained, path)
+        return ends
+
+    def _shop_options(self) -> list[Shop]:
+        """Shop: declare price, ingredient or colour; strict matches must be taken, wildcard
+        matches may be (the active player decides whether a wildcard matches)."""
+        here = self.pending["cell"]
+        token = self.token(self.pending["token"])
+        options: list[Shop] = []
+        for trait in Trait:
+            must: list[Cell] = []
+            may: list[Cell] = []
+            for n in neighbours(here):
+                x = self.cells[n]
+                if x is None or x[0] != "t" or x[2] != INGREDIENT:
+                    continue
+                other = self.token(x[1])
+                if token.is_wild(trait) or other.is_wild(trait):
+                    may.append(n)
+                elif token.value(trait) == other.value(trait):
+                    must.append(n)
+            for k in range(len(may) + 1):
+                for extra in combinations(may, k):
+                    options.append(Shop(trait, tuple(sorted((*must, *extra)))))
+        return options
+
+    def _claimable(self, player: int) -> list[str]:
+        """Lists at the ends of the cat's row and column, at most 1 unfulfilled list per type."""
+        held = {self.glist(g).type for g in self.open_lists[player]}
+        out = []
+        for slot in line_slots(self.pending["cell"]):
+            g = self.slots[slot]
+            if g is not None and self.glist(g).type not in held:
+                out.append(g)
+        return sorted(set(out))
+
+    def store_options(self, player: int) -> list[tuple[str, ...]]:
+        """Every set of exactly 4 of the player's tokens that completes at least one list."""
+        tokens = [self.token(t) for t in self.screens[player]]
+        lists = [self.glist(g) for g in self.open_lists[player]]
+        return self.evaluator.completing_sets(tokens, lists)
+
+    def best_store(self, player: int):  # noqa: ANN201 - StorePlan | None
+        """The optimiser hint: best set of 4 for the player now (most smileys, then lists)."""
+        tokens = [self.token(t) for t in self.screens[player]]
+        lists = [self.glist(g) for g in self.open_lists[player]]
+        return self.evaluator.best(tokens, lists)
+
+    # --- checking -----------------------------------------------------------------------
+    def _wrong_phase(self, action: Action) -> IllegalMoveError:
+        return IllegalMoveError(
+            "turn structure",
+            f"the game now waits for {_PHASE_WAITS[self.phase]}, not a {action.kind}",
+            move=action,
+        )
+
+    def _check(self, action: Action) -> None:
+        phase = self.phase
+        if phase in _CHANCE_PHASES:
+            self._check_chance(action)
+            return
+        p = self.current_player()
+        if isinstance(action, Place):
+            if phase != "place":
+                raise self._wrong_phase(action)
+            if action.cell not in self._free_coins():
+                raise IllegalMoveError(
+                    "Shopper Setup", f"{name(action.cell)} is not a free coin: a shopper starts "
+                    "on a coin no other shopper stands on", move=action)
+            if action.list_id not in self.spares:
+                raise IllegalMoveError(
+                    "Shopper Setup", f"{action.list_id} is not one of the spare lists "
+                    f"{sorted(self.spares)}", move=action)
+            return
+        if isinstance(action, Move):
+            if phase != "turn":
+                raise self._wrong_phase(action)
+            if self.final_round:
+                raise IllegalMoveError(
+                    "End of the Game", "in the final round players may only pass or store "
+                    "groceries", move=action)
+            coin = self.coin_under(p)
+            if coin is None:
+                raise IllegalMoveError("Move", "the shopper stands on no coin", move=action)
+            if not self.is_route(p, action.path):
+                ends = {path[-1] for path in self.paths(p)}
+                if action.path and action.path[-1] in ends:
+                    detail = (f"that route to {name(action.end)} breaks the movement rules "
+                              "(straight line; turns only at a list edge or when passing a cat "
+                              "or shopper)")
+                else:
+                    target = name(action.end) if action.path else "nowhere"
+                    detail = (f"no route of exactly {coin.coin} spaces (the coin's value) from "
+                              f"{name(self.shopper[p])} ends on an ingredient or cat at {target}")
+                raise IllegalMoveError("Move", detail, move=action)
+            return
+        if isinstance(action, Store):
+            if phase != "turn":
+                raise self._wrong_phase(action)
+            if len(action.tokens) != SET_SIZE or len(set(action.tokens)) != SET_SIZE:
+                raise IllegalMoveError(
+                    "Store Groceries", "a set is exactly 4 different tokens", move=action)
+            missing = [t for t in action.tokens if t not in self.screens[p]]
+            if missing:
+                raise IllegalMoveError(
+                    "Store Groceries", f"{', '.join(missing)} not behind {self.names[p]}'s "
+                    "screen", move=action)
+            plan = self.evaluator.plan([self.token(t) for t in action.tokens],
+                                       [self.glist(g) for g in self.open_lists[p]])
+            if not plan.lists:
+                raise IllegalMoveError(
+                    "Store Groceries", "that set completes none of your grocery lists",
+                    move=action)
+            return
+        if isinstance(action, Pass):
+            if phase != "turn":
+                raise self._wrong_phase(action)
+            if Pass() not in self.legal_actions():
+                raise IllegalMoveError(
+                    "Turn Structure", "you must move or store groceries; passing is only for "
+                    "the final round or when neither is possible", move=action)
+            return
+        if isinstance(action, Shop):
+            if phase != "shop":
+                raise self._wrong_phase(action)
+            if action not in self.legal_actions():
+                raise IllegalMoveError(
+                    "Shop", "after declaring a trait you collect every adjacent token that "
+                    "matches it (wildcards only if you choose), and nothing else", move=action)
+            return
+        if isinstance(action, Claim):
+            if phase not in ("claim", "bonus"):
+                raise self._wrong_phase(action)
+            if action.list_id not in self._claimable(p):
+                lines = [g for s in line_slots(self.pending["cell"]) if (g := self.slots[s])]
+                if action.list_id in lines:
+                    raise IllegalMoveError(
+                        "Claim", "you can only have 1 unfulfilled grocery list of each type",
+                        move=action)
+                raise IllegalMoveError(
+                    "Claim", f"{action.list_id} is not at an end of the cat's row or column "
+                    f"(there: {', '.join(lines) or 'none'})", move=action)
+            return
+        if isinstance(action, Bid):
+            if phase != "bid":
+                raise self._wrong_phase(action)
+            if action.token is None and not len(self.bag):
+                raise IllegalMoveError("Bidding", "the bag is empty: no blind draw", move=action)
+            if action.token is not None and action.token not in self.offer:
+                raise IllegalMoveError(
+                    "Bidding", f"{action.token} is not among the offered coins "
+                    f"{self.offer}", move=action)
+            return
+        raise self._wrong_phase(action)
+
+    def _check_chance(self, action: Action) -> None:
+        kind = self._chance_kind()
+        if action.kind != kind:
+            raise ChanceOutcomeError(
+                "chance", f"the table must supply {_PHASE_WAITS[self.phase]}, not a "
+                f"{action.kind}", move=action)
+        if isinstance(action, Draw):
+            if action.token not in self.bag:
+                try:
+                    where = self.token_places()[action.token]
+                except KeyError:
+                    raise ChanceOutcomeError(
+                        "chance", f"{action.token} is not a Food Alley token; check the "
+                        "reading", move=action) from None
+                raise ChanceOutcomeError(
+                    "chance", f"{action.token} is not in the bag (it is at {where}); check "
+                    "the reading", move=action)
+        elif isinstance(action, RevealCat):
+            if action.value not in self.cat_supply[self.turn]:
+                raise ChanceOutcomeError(
+                    "chance", f"{self.names[self.turn]} has no face-down cat of value "
+                    f"{action.value} left (left: {self.cat_supply[self.turn]})", move=action)
+        elif isinstance(action, Arrange):
+            pile = self._pile(self._arrange_type())
+            if len(action.lists) != LISTS_PER_SIDE or len(set(action.lists)) != LISTS_PER_SIDE \
+                    or not set(action.lists) <= set(pile):
+                raise ChanceOutcomeError(
+                    "Shopper Setup", f"a side takes 5 different lists of type "
+                    f"{self._arrange_type()!r} from {pile}", move=action)
+
+    # --- applying -----------------------------------------------------------------------
+    def _apply(self, action: Action) -> str:
+        self._legal = None
+        phase = self.phase
+        p = self.current_player()
+        who = self.names[p] if p >= 0 else "table"
+        if isinstance(action, Draw):
+            return self._apply_draw(action.token)
+        if isinstance(action, Arrange):
+            side = SIDES[self.pending["side"]]
+            pile = self._pile(self.side_types[side])
+            for i, g in enumerate(action.lists):
+                self.slots[Slot(side, i)] = g
+            self.spares.extend(g for g in pile if g not in action.lists)
+            self.pending["side"] += 1
+            if self.pending["side"] == len(SIDES):
+                self.phase = "start-draw"
+                self.pending = {"contenders": list(range(self.players)), "drawn": {}}
+            return f"{side.value} side: {', '.join(action.lists)}"
+        if isinstance(action, RevealCat):
+            cell = self.pending["cells"].pop(0)
+            self.cat_supply[self.turn].remove(action.value)
+            self.cells[cell] = ("c", self.turn, action.value)
+            text = f"{self.names[self.turn]} cat {action.value} placed on {name(cell)}"
+            if not self.pending["cells"] or not self.cat_supply[self.turn]:
+                self._enter_bid()
+            return text
+        if isinstance(action, Place):
+            self.shopper[p] = action.cell
+            self.spares.remove(action.list_id)
+            self.open_lists[p].append(action.list_id)
+            self.pending["next"] += 1
+            if self.pending["next"] == self.players:
+                self._enter_offer_phase("offer")
+            return f"{who} places the shopper on {name(action.cell)} and takes {action.list_id}"
+        if isinstance(action, Move):
+            return self._apply_move(p, action)
+        if isinstance(action, Shop):
+            return self._apply_shop(p, action)
+        if isinstance(action, Claim):
+            return self._apply_claim(p, action)
+        if isinstance(action, Bid):
+            if action.token is None:
+                self.phase = "blind"
+                return f"{who} bids blind"
+            self.offer.remove(action.token)
+            self._put_coin_under(p, action.token)
+            return f"{who} bids {action.token} ({self.token(action.token).coin})"
+        if isinstance(action, Store):
+            return self._apply_store(p, action)
+        if isinstance(action, Pass):
+            self._end_turn(p, passed=True)
+            return f"{who} passes"
+        raise AssertionError(f"{phase}: {action}")
+
+    def _apply_draw(self, token_id: str) -> str:
+        self.bag.remove(token_id)
+        phase = self.phase
+        if phase == "fill":
+            cell = self.pending["next"]
+            self.cells[cell] = ("t", token_id, INGREDIENT)
+            self.pending["next"] += 1
+            if self.pending["next"] == len(CELLS):
+                for c in _flipped_at_setup(self.players):
+                    x = self.cells[c]
+                    assert x is not None
+                    self.cells[c] = ("t", x[1], COIN)
+                self.phase = "arrange"
+                self.pending = {"side": 0}
+            return f"{token_id} fills {name(cell)}"
+        if phase == "start-draw":
+            drawn: dict[str, str] = self.pending["drawn"]
+            contenders: list[int] = self.pending["contenders"]
+            player = next(q for q in contenders if str(q) not in drawn)
+            drawn[str(player)] = token_id
+            text = f"{self.names[player]} draws {token_id} (coin {self.token(token_id).coin})"
+            if len(drawn) == len(contenders):
+                best = max(self.token(t).coin for t in drawn.values())
+                tied = [q for q in contenders if self.token(drawn[str(q)]).coin == best]
+                if len(tied) == 1:
+                    winner = tied[0]
+                    for q, t in drawn.items():
+                        if int(q) != winner:
+                            self.bag.add(t)
+                    self.start_player = winner
+                    self.start_marker = drawn[str(winner)]
+                    self.turn = winner
+                    last = (winner - 1) % self.players
+                    order = [(last - k) % self.players for k in range(self.players)]
+                    self.phase = "place"
+                    self.pending = {"order": order, "next": 0}
+                    text += f"; {self.names[winner]} starts"
+                else:
+                    for t in drawn.values():
+                        self.bag.add(t)
+                    self.pending = {"contenders": tied, "drawn": {}}
+                    text += "; tie, " + ", ".join(self.names[q] for q in tied) + " draw again"
+            return text
+        if phase == "offer" or phase == "restock":
+            self.offer.append(token_id)
+            text = f"{token_id} offered (coin {self.token(token_id).coin})"
+            if len(self.offer) >= OFFER_SIZE or not len(self.bag):
+                if phase == "offer":
+                    self.phase = "turn"
+                    self.turn = self.start_player or 0
+                else:
+                    self._end_turn(self.turn, passed=False)
+            return text
+        if phase == "blind":
+            self._put_coin_under(self.turn, token_id)
+            return f"{self.names[self.turn]} draws {token_id} blindly (coin {self.token(token_id).coin})"
+        raise AssertionError(phase)
+
+    def _enter_offer_phase(self, phase: str) -> None:
+        if len(self.offer) < OFFER_SIZE and len(self.bag):
+            self.phase = phase
+        elif phase == "offer":
+            self.phase = "turn"
+            self.turn = self.start_player or 0
+        else:
+            self._end_turn(self.turn, passed=False)
+
+    def _apply_move(self, p: int, action: Move) -> str:
+        start, end = action.path[0], action.end
+        self.shopper[p] = end
+        x = self.cells[end]
+        assert x is not None
+        self.pending = {"cell": end, "from": start}
+        text = f"{self.names[p]} {action}"
+        if x[0] == "c":
+            self.pending["cat"] = [x[1], x[2]]
+            self.phase = "claim"
+            if not self._claimable(p):
+                self._return_cat()
+                self._enter_bid()
+                text += f" to {self.names[x[1]]}'s cat {x[2]}; no list can be taken there"
+            else:
+                text += f" to {self.names[x[1]]}'s cat {x[2]}"
+        else:
+            self.pending["token"] = x[1]
+            self.phase = "shop"
+            text += f" to {x[1]}"
+        return text
+
+    def _apply_shop(self, p: int, action: Shop) -> str:
+        here = self.pending["cell"]
+        taken = [self.pending["token"]]
+        self.cells[here] = None
+        for c in action.take:
+            x = self.cells[c]
+            assert x is not None
+            taken.append(x[1])
+            self.cells[c] = None
+        self.screens[p].extend(taken)
+        self.pending["cells"] = list(action.take)
+        if action.take and self.cat_supply[p]:
+            self.phase = "cats"
+        else:
+            self._enter_bid()
+        return f"{self.names[p]} declares same {action.trait.value} and collects {', '.join(taken)}"
+
+    def _apply_claim(self, p: int, action: Claim) -> str:
+        for slot in line_slots(self.pending["cell"]):
+            if self.slots[slot] == action.list_id:
+                self.slots[slot] = None
+                break
+        self.open_lists[p].append(action.list_id)
+        text = f"{self.names[p]} claims {action.list_id}"
+        value = self.pending["cat"][1]
+        if self.phase == "claim" and value == self.glist(action.list_id).smileys:
+            self.phase = "bonus"
+            text += f" (cat {value} = {value} smileys: bonus list)"
+            if self._claimable(p):
+                return text
+            text += ", but no list can be taken"
+        self._return_cat()
+        self._enter_bid()
+        return text
+
+    def _return_cat(self) -> None:
+        owner, value = self.pending["cat"]
+        self.cells[self.pending["cell"]] = None
+        self.cat_supply[owner].append(value)
+        self.cat_supply[owner].sort()
+
+    def _enter_bid(self) -> None:
+        """Bidding: a coin goes under the shopper, the used coin is flipped."""
+        self._flip_used_coin()
+        if self.offer or len(self.bag):
+            self.phase = "bid"
+        else:  # nothing to bid with: the shopper stands without a coin (docs/rules/shopper.md)
+            self._end_turn(self.turn, passed=False)
+
+    def _flip_used_coin(self) -> None:
+        start = self.pending["from"]
+        x = self.cells[start]
+        if x is not None and x[0] == "t":
+            self.cells[start] = ("t", x[1], INGREDIENT)
+
+    def _put_coin_under(self, p: int, token_id: str) -> None:
+        pos = self.shopper[p]
+        assert pos is not None
+        self.cells[pos] = ("t", token_id, COIN)
+        self._enter_offer_phase("restock")
+
+    def _apply_store(self, p: int, action: Store) -> str:
+        plan = self.evaluator.plan([self.token(t) for t in action.tokens],
+                                   [self.glist(g) for g in self.open_lists[p]])
+        for t in action.tokens:
+            self.screens[p].remove(t)
+            self.bag.add(t)
+        for g in plan.lists:
+            self.open_lists[p].remove(g)
+            self.done_lists[p].append(g)
+        wild = "; ".join(
+            f"{g}: " + ", ".join(f"{t} as {v}" for t, v in a.items())
+            for g, a in plan.wildcards.items() if a
+        )
+        text = (f"{self.names[p]} stores {', '.join(action.tokens)} and completes "
+                f"{', '.join(plan.lists)} (+{plan.smileys})" + (f" [{wild}]" if wild else ""))
+        self.pending = {}
+        self._end_turn(p, passed=False)
+        return text
+
+    def _end_turn(self, p: int, *, passed: bool) -> None:
+        """End of turn: check the end-game trigger, then the next player clockwise."""
+        self.pending = {}
+        self.passes_in_row = self.passes_in_row + 1 if passed else 0
+        if not self.final_round:
+            if self.smileys(p) >= TRIGGER_SMILEYS:
+                self.final_round = True
+                self.end_reason = f"{self.names[p]} reached {self.smileys(p)} smileys"
+            elif self._no_smileys_left():
+                self.final_round = True
+                self.end_reason = "no grocery list is left to claim or complete"
+        nxt = (p + 1) % self.players
+        if self.final_round and nxt == self.start_player:
+            self.phase = "over"
+        elif self.passes_in_row >= self.players:
+            self.phase = "over"
+            self.end_reason = "no player could move or store for a whole round"
+        else:
+            self.phase = "turn"
+            self.turn = nxt
+
+    def _no_smileys_left(self) -> bool:
+        return all(g is None for g in self.slots.values()) and not any(self.open_lists)
+
+    # --- views and scores ---------------------------------------------------------------
+    def token_places(self) -> dict[str, str]:
+        """Where each of the 54 tokens is: board:<cell>:<face>, bag, offer, screen:<colour>,
+        start:<colour> (the start player's coin) or drawn:<colour> (during the start draw)."""
+        places: dict[str, str] = {}
+        for c, x in enumerate(self.cells):
+            if x is not None and x[0] == "t":
+                places[x[1]] = f"board:{name(c)}:{x[2]}"
+        for t in self.bag.contents():
+            places[t] = "bag"
+        for t in self.offer:
+            places[t] = "offer"
+        for q, screen in enumerate(self.screens):
+            for t in screen:
+                places[t] = f"screen:{self.names[q]}"
+        if self.start_marker is not None and self.start_player is not None:
+            places[self.start_marker] = f"start:{self.names[self.start_player]}"
+        if self.phase == "start-draw":
+            for q, t in self.pending["drawn"].items():
+                places[t] = f"drawn:{self.names[int(q)]}"
+        return places
+
+    def view(self, player: int | None) -> dict[str, Any]:
+        """What a player sees: the table, and behind their own screen only."""
+        board = []
+        for c, x in enumerate(self.cells):
+            entry: dict[str, Any] = {"cell": name(c)}
+            if x is not None and x[0] == "t":
+                entry.update(token=x[1], side=x[2])
+            elif x is not None:
+                entry.update(cat=self.names[x[1]], value=x[2])
+            for q, pos in enumerate(self.shopper):
+                if pos == c:
+                    entry["shopper"] = self.names[q]
+            board.append(entry)
+        seats = []
+        for q in range(self.players):
+            own = player == q
+            coin = self.coin_under(q)
+            seats.append({
+                "colour": self.names[q],
+                "shopper": None if self.shopper[q] is None else name(self.shopper[q]),
+                "coin": coin.coin if coin else None,
+                "smileys": self.smileys(q),
+                "completed": list(self.done_lists[q]),
+                "open_lists": list(self.open_lists[q]) if own else len(self.open_lists[q]),
+                "tokens": sorted(self.screens[q]) if own else len(self.screens[q]),
+                "cats_in_supply": len(self.cat_supply[q]),
+            })
+        return {
+            "game": GAME_ID,
+            "you": None if player is None else self.names[player],
+            "phase": self.phase,
+            "to_act": (self.names[cp] if (cp := self.current_player()) >= 0
+                       else ("table" if cp == CHANCE else None)),
+            "start_player": None if self.start_player is None else self.names[self.start_player],
+            "board": board,
+            "lists": {str(s): g for s, g in self.slots.items()},
+            "spares": sorted(self.spares),
+            "offer": list(self.offer),
+            "bag": len(self.bag),
+            "players": seats,
+            "final_round": self.final_round,
+        }
+
+    def scores(self) -> list[Score]:
+        """Final Scoring (Shopper) with the tie-breakers: more lists > more cats off the board >
+        fewer minus points."""
+        types = set(self.components.grocery_list_types)
+        out = []
+        for q in range(self.players):
+            done = self.done_lists[q]
+            smileys = self.smileys(q)
+            cats = len(self.cat_supply[q])
+            bonus = SET_BONUS if {self.glist(g).type for g in done} >= types else 0
+            unused = -len(self.screens[q])
+            out.append(Score(q, smileys + cats + bonus + unused, {
+                "smileys": smileys, "cats_off_board": cats, "all_four_types": bonus,
+                "unused_tokens": unused,
+            }, (len(done), cats, unused)))
+        return out
+
+    # --- persistence --------------------------------------------------------------------
+    def _state_json(self) -> dict[str, Any]:
+        return {
+            "cells": [None if x is None else list(x) for x in self.cells],
+            "shopper": list(self.shopper),
+            "bag": self.bag.contents(),
+            "offer": list(self.offer),
+            "slots": {str(s): g for s, g in self.slots.items()},
+            "spares": list(self.spares),
+            "screens": [list(s) for s in self.screens],
+            "open_lists": [list(s) for s in self.open_lists],
+            "done_lists": [list(s) for s in self.done_lists],
+            "cat_supply": [list(s) for s in self.cat_supply],
+            "start_player": self.start_player,
+            "start_marker": self.start_marker,
+            "phase": self.phase,
+            "turn": self.turn,
+            "pending": _jsonable(self.pending),
+            "final_round": self.final_round,
+            "end_reason": self.end_reason,
+            "passes_in_row": self.passes_in_row,
+        }
+
+    def _load_state_json(self, d: dict[str, Any]) -> None:
+        self.cells = [None if x is None else tuple(x) for x in d["cells"]]
+        self.shopper = list(d["shopper"])
+        self.bag = Bag(list(d["bag"]))
+        self.offer = list(d["offer"])
+        by_name = {str(s): s for s in ALL_SLOTS}
+        self.slots = {by_name[k]: v for k, v in d["slots"].items()}
+        self.spares = list(d["spares"])
+        self.screens = [list(s) for s in d["screens"]]
+        self.open_lists = [list(s) for s in d["open_lists"]]
+        self.done_lists = [list(s) for s in d["done_lists"]]
+        self.cat_supply = [list(s) for s in d["cat_supply"]]
+        self.start_player = d["start_player"]
+        self.start_marker = d["start_marker"]
+        self.phase = d["phase"]
+        if self.phase not in _PHASE_WAITS:
+            raise StateFormatError(f"unknown phase {self.phase!r}")
+        self.turn = d["turn"]
+        self.pending = dict(d["pending"])
+        self.final_round = d["final_round"]
+        self.end_reason = d["end_reason"]
+        self.passes_in_row = d["passes_in_row"]
+        self._legal = None
+        self._check_conservation()
+
+    def _check_conservation(self) -> None:
+        """A loaded state must hold each token exactly once."""
+        seen: Counter[str] = Counter()
+        for x in self.cells:
+            if x is not None and x[0] == "t":
+                seen[x[1]] += 1
+        seen.update(self.bag.contents())
+        seen.update(self.offer)
+        for s in self.screens:
+            seen.update(s)
+        if self.start_marker:
+            seen[self.start_marker] += 1
+        if self.phase == "start-draw":
+            seen.update(self.pending["drawn"].values())
+        expected = {t.id for t in self.components.tokens}
+        wrong = sorted(t for t in expected | set(seen) if seen.get(t, 0) != 1)
+        if wrong:
+            raise StateFormatError(
+                f"saved state does not hold each token exactly once: {', '.join(wrong[:5])}")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+_EVALUATORS: dict[int, StoreEvaluator] = {}
+
+
+def _evaluator(components: Components) -> StoreEvaluator:
+    key = id(components)
+    if key not in _EVALUATORS:
+        _EVALUATORS[key] = StoreEvaluator(components)
+    return _EVALUATORS[key]
+
+
+def new_game(players: int, seed: int, **options: Any) -> ShopperState:
+    return ShopperState.new(players, seed, **options)

@@ -1,0 +1,295 @@
+"""The protocol every game and mode fills, after OpenSpiel's verbs.
+
+A state is created with players and a seed; ``current_player()`` says who acts (a player index,
+:data:`CHANCE` for a chance step, :data:`TERMINAL` when over); ``legal_actions()`` lists the
+choices; ``apply_action()`` applies one after checking it (an illegal one raises
+:class:`IllegalMoveError` naming the broken rule and leaves the state unchanged).
+
+Randomness comes from the table: a bag draw, shuffle or reveal is a chance step. In real play its
+outcome arrives from outside (camera or tap) and is checked against ``chance_outcomes()``; in
+simulation ``sample_chance()`` picks it with the state's one seeded RNG. The engine never assumes
+it drew the token itself.
+
+Every applied action is appended to ``log``; ``replay()`` rebuilds the same state from the log,
+and ``undo()`` rebuilds it without the last action, refused when that action was a chance step
+(a hidden thing was revealed).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+CHANCE = -1
+TERMINAL = -4
+
+
+class RulesError(ValueError):
+    """Base class of every rules error."""
+
+
+class IllegalMoveError(RulesError):
+    """A move that the rules forbid. Names the rule and what is wrong."""
+
+    def __init__(self, rule: str, detail: str, *, move: object | None = None) -> None:
+        self.rule = rule
+        self.detail = detail
+        self.move = move
+        prefix = f"illegal move {move}: " if move is not None else "illegal move: "
+        super().__init__(f"{prefix}{detail} (rule: {rule})")
+
+
+class ChanceOutcomeError(IllegalMoveError):
+    """A chance outcome (a draw, a reveal) that is not possible from the current state."""
+
+
+class UndoRefusedError(RulesError):
+    """Undo is refused: nothing to undo, or a hidden thing was revealed since."""
+
+
+class StateFormatError(RulesError):
+    """A saved state or log that cannot be read back."""
+
+
+class Action(ABC):
+    """A move or a chance outcome; frozen dataclasses with a JSON form."""
+
+    kind: ClassVar[str]
+
+    @abstractmethod
+    def to_json(self) -> dict[str, Any]: ...
+
+
+A = TypeVar("A", bound=type)
+
+
+class ActionCodec:
+    """Maps action kinds to classes, for reading actions back from JSON."""
+
+    def __init__(self) -> None:
+        self._classes: dict[str, Callable[[dict[str, Any]], Action]] = {}
+
+    def register(self, cls: A) -> A:
+        self._classes[cls.kind] = cls.from_json  # type: ignore[attr-defined]
+        return cls
+
+    def decode(self, data: dict[str, Any]) -> Action:
+        try:
+            reader = self._classes[data["type"]]
+        except (KeyError, TypeError):
+            raise StateFormatError(
+                f"unknown action {data!r}: expected one of {sorted(self._classes)}"
+            ) from None
+        try:
+            return reader(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise StateFormatError(f"malformed action {data!r}: {exc}") from exc
+
+
+@dataclass
+class ChanceRng:
+    """The state's one seeded RNG: counter-based, so a supplied outcome advances it too."""
+
+    seed: int
+    counter: int = 0
+
+    def next(self) -> random.Random:
+        rng = random.Random(self.seed * 1_000_003 + self.counter)
+        return rng
+
+    def advance(self) -> None:
+        self.counter += 1
+
+
+@dataclass(frozen=True)
+class Score:
+    """A player's final score with its breakdown; ``tiebreak`` sorts higher-is-better."""
+
+    player: int
+    total: int
+    breakdown: dict[str, int]
+    tiebreak: tuple[int, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"total": self.total, "breakdown": dict(self.breakdown)}
+
+
+def rank(scores: list[Score]) -> list[list[int]]:
+    """Groups of players from first to last; players tied on score and tie-breakers share a group."""
+    order = sorted(scores, key=lambda s: (s.total, *s.tiebreak), reverse=True)
+    groups: list[list[int]] = []
+    last: tuple[int, ...] | None = None
+    for s in order:
+        key = (s.total, *s.tiebreak)
+        if key == last:
+            groups[-1].append(s.player)
+        else:
+            groups.append([s.player])
+            last = key
+    return groups
+
+
+class GameState(ABC):
+    """The state of one game; subclasses fill the rules of one game mode."""
+
+    GAME_ID: ClassVar[str]
+    codec: ClassVar[ActionCodec]
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.seed = seed
+        self.options = dict(options)
+        self.rng = ChanceRng(seed)
+        self.log: list[dict[str, Any]] = []
+
+    # --- creation -------------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def new(cls, players: int, seed: int, **options: Any) -> GameState: ...
+
+    # --- who acts ---------------------------------------------------------------------------
+    @abstractmethod
+    def current_player(self) -> int: ...
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    # --- moves ------------------------------------------------------------------------------
+    @abstractmethod
+    def legal_actions(self) -> list[Action]: ...
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[Action, float]]: ...
+
+    @abstractmethod
+    def sample_chance(self) -> Action:
+        """The outcome of the pending chance step, picked by the state's seeded RNG."""
+
+    @abstractmethod
+    def _check(self, action: Action) -> None:
+        """Raise IllegalMoveError if the action is not legal now. Must not change the state."""
+
+    @abstractmethod
+    def _apply(self, action: Action) -> str:
+        """Apply a checked action; return a readable description for the log."""
+
+    def apply_action(self, action: Action, *, player: int | None = None) -> None:
+        """Check and apply one action (a move, or a chance outcome from the table).
+
+        :raises IllegalMoveError: naming the broken rule; the state is left unchanged.
+        """
+        actor = self.current_player()
+        if actor == TERMINAL:
+            raise IllegalMoveError("end of the game", "the game is over", move=action)
+        if player is not None and player != actor:
+            who = "the table (a chance step)" if actor == CHANCE else self.player_name(actor)
+            raise IllegalMoveError(
+                "turn order",
+                f"it is not {self.player_name(player)}'s turn; waiting for {who}",
+                move=action,
+            )
+        self._check(action)
+        if actor == CHANCE:
+            self.rng.advance()
+        text = self._apply(action)
+        self.log.append(
+            {"actor": "chance" if actor == CHANCE else actor, "action": action.to_json(),
+             "text": text}
+        )
+
+    def play_chance(self) -> Action:
+        """Simulation: sample and apply the pending chance step."""
+        outcome = self.sample_chance()
+        self.apply_action(outcome)
+        return outcome
+
+    # --- views and scores -------------------------------------------------------------------
+    def player_name(self, player: int) -> str:
+        return f"player {player}"
+
+    @abstractmethod
+    def view(self, player: int | None) -> dict[str, Any]:
+        """What one player may see (None: what an onlooker may see)."""
+
+    @abstractmethod
+    def scores(self) -> list[Score]: ...
+
+    def ranking(self) -> list[list[int]]:
+        """Players from first to last after tie-breakers; all tied winners share the first group."""
+        return rank(self.scores())
+
+    def public_log(self, player: int | None = None) -> list[dict[str, Any]]:
+        """The log as a player may read it. Modes with secrets override this."""
+        return [dict(e) for e in self.log]
+
+    # --- persistence ------------------------------------------------------------------------
+    @abstractmethod
+    def _state_json(self) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def _load_state_json(self, data: dict[str, Any]) -> None: ...
+
+    def header(self) -> dict[str, Any]:
+        return {"game": self.GAME_ID, "players": self.players, "seed": self.seed,
+                "options": dict(self.options)}
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole state, JSON-ready: header, rng counter, mode state and log."""
+        return {**self.header(), "rng": self.rng.counter, "state": self._state_json(),
+                "log": [dict(e) for e in self.log]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameState:
+        """Read a state written by :meth:`to_json`.
+
+        :raises StateFormatError: if it is not a saved state of this game.
+        """
+        try:
+            if data["game"] != cls.GAME_ID:
+                raise StateFormatError(f"saved state is of {data['game']!r}, not {cls.GAME_ID!r}")
+            state = cls.new(data["players"], data["seed"], **data["options"])
+            state.rng.counter = int(data["rng"])
+            state._load_state_json(data["state"])
+            state.log = [dict(e) for e in data["log"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, StateFormatError):
+                raise
+            raise StateFormatError(f"saved state is malformed: {exc!r}") from exc
+        return state
+
+    @classmethod
+    def replay(cls, header: dict[str, Any], log: list[dict[str, Any]]) -> GameState:
+        """Rebuild a state by applying a log to a new game with the same header."""
+        state = cls.new(header["players"], header["seed"], **header.get("options", {}))
+        for n, entry in enumerate(log):
+            action = cls.codec.decode(entry["action"])
+            try:
+                state.apply_action(action)
+            except IllegalMoveError as exc:
+                raise StateFormatError(f"log entry {n} cannot be replayed: {exc}") from exc
+        return state
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last move and return its log entry.
+
+        Refused when the last entry is a chance step: a hidden thing (a draw, a reveal) has been
+        revealed since, and taking it back would let a player draw again.
+
+        :raises UndoRefusedError: naming why.
+        """
+        if not self.log:
+            raise UndoRefusedError("nothing to undo: no move has been made")
+        last = self.log[-1]
+        if last["actor"] == "chance":
+            raise UndoRefusedError(
+                f"cannot undo: a hidden thing was revealed since the last move ({last['text']})"
+            )
+        before = self.replay(self.header(), self.log[:-1])
+        self.__dict__.update(before.__dict__)
+        return last

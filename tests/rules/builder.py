@@ -1,0 +1,70 @@
+"""Build Shopper positions cell by cell for rule tests."""
+
+from __future__ import annotations
+
+from companion.rules.food_alley.market import ALL_SLOTS, SIDES, Bag, Slot, parse_cell
+from companion.rules.food_alley.shopper import COIN, INGREDIENT, ShopperState
+
+
+def position(
+    players: int = 2,
+    cells: dict[str, str] | None = None,
+    *,
+    shoppers: dict[int, str] | None = None,
+    turn: int = 0,
+    start_player: int = 0,
+    screens: dict[int, list[str]] | None = None,
+    open_lists: dict[int, list[str]] | None = None,
+    done_lists: dict[int, list[str]] | None = None,
+    slots: dict[str, str | None] | None = None,
+    offer: list[str] | None = None,
+    empty_slots: bool = False,
+) -> ShopperState:
+    """A state in the 'turn' phase. Cells: 'peanut-2' (ingredient side), 'coin:rice-3',
+    'cat:<player>:<value>'. Every token not placed is in the bag. By default every slot holds a
+    list (the first five of the side's type); ``slots`` overrides single slots ('top-3': id)."""
+    s = ShopperState.new(players, 0)
+    placed: set[str] = set()
+    s.cells = [None] * 25
+    s.cat_supply = [[1, 2, 3, 4, 5, 6] for _ in range(players)]
+    for where, spec in (cells or {}).items():
+        c = parse_cell(where)
+        if spec.startswith("cat:"):
+            _, owner, value = spec.split(":")
+            s.cells[c] = ("c", int(owner), int(value))
+            s.cat_supply[int(owner)].remove(int(value))
+        elif spec.startswith("coin:"):
+            s.cells[c] = ("t", spec[5:], COIN)
+            placed.add(spec[5:])
+        else:
+            s.cells[c] = ("t", spec, INGREDIENT)
+            placed.add(spec)
+    s.shopper = [None] * players
+    for q, where in (shoppers or {}).items():
+        s.shopper[q] = parse_cell(where)
+    s.screens = [list((screens or {}).get(q, [])) for q in range(players)]
+    s.open_lists = [list((open_lists or {}).get(q, [])) for q in range(players)]
+    s.done_lists = [list((done_lists or {}).get(q, [])) for q in range(players)]
+    for screen in s.screens:
+        placed.update(screen)
+    s.offer = list(offer or [])
+    placed.update(s.offer)
+    held = {g for lists in (s.open_lists + s.done_lists) for g in lists}
+    s.slots = {slot: None for slot in ALL_SLOTS}
+    if not empty_slots:
+        for side in SIDES:
+            pile = [g for g in s._pile(s.side_types[side]) if g not in held]
+            for i in range(5):
+                s.slots[Slot(side, i)] = pile[i] if i < len(pile) else None
+    by_name = {str(slot): slot for slot in ALL_SLOTS}
+    for key, g in (slots or {}).items():
+        s.slots[by_name[key]] = g
+    s.spares = []
+    s.bag = Bag([t.id for t in s.components.tokens if t.id not in placed])
+    s.start_player = start_player
+    s.start_marker = None
+    s.phase = "turn"
+    s.turn = turn
+    s.pending = {}
+    s._legal = None
+    return s
