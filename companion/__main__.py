@@ -1,3 +1,5 @@
-from companion.cli import main
 import sys
+
+from companion.cli import main
+
 sys.exit(main())

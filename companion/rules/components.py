@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,7 @@ class ComponentError(ValueError):
     """The component list is malformed; the message names the entry and what is wrong."""
 
 
-class Trait(str, Enum):
+class Trait(StrEnum):
     """The three traits a token can be matched on (rulebook: price, ingredient, colour)."""
 
     PRICE = "price"

@@ -118,7 +118,7 @@ class Score:
 
 
 def rank(scores: list[Score]) -> list[list[int]]:
-    """Groups of players from first to last; players tied on score and tie-breakers share a group."""
+    """Players from first to last; those tied on score and every tie-breaker share a group."""
     order = sorted(scores, key=lambda s: (s.total, *s.tiebreak), reverse=True)
     groups: list[list[int]] = []
     last: tuple[int, ...] | None = None
@@ -144,6 +144,7 @@ class GameState(ABC):
         self.options = dict(options)
         self.rng = ChanceRng(seed)
         self.log: list[dict[str, Any]] = []
+        self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -235,6 +236,14 @@ class GameState(ABC):
     @abstractmethod
     def _load_state_json(self, data: dict[str, Any]) -> None: ...
 
+    def mark_origin(self) -> None:
+        """Start the log here: replay and undo rebuild from this position, not from a new game.
+
+        For positions set up by hand (a game taken over mid-way, a rules test).
+        """
+        self.origin = {"rng": self.rng.counter, "state": self._state_json()}
+        self.log = []
+
     def header(self) -> dict[str, Any]:
         return {"game": self.GAME_ID, "players": self.players, "seed": self.seed,
                 "options": dict(self.options)}
@@ -242,7 +251,7 @@ class GameState(ABC):
     def to_json(self) -> dict[str, Any]:
         """The whole state, JSON-ready: header, rng counter, mode state and log."""
         return {**self.header(), "rng": self.rng.counter, "state": self._state_json(),
-                "log": [dict(e) for e in self.log]}
+                "origin": self.origin, "log": [dict(e) for e in self.log]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameState:
@@ -256,6 +265,7 @@ class GameState(ABC):
             state = cls.new(data["players"], data["seed"], **data["options"])
             state.rng.counter = int(data["rng"])
             state._load_state_json(data["state"])
+            state.origin = data.get("origin")
             state.log = [dict(e) for e in data["log"]]
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, StateFormatError):
@@ -264,9 +274,15 @@ class GameState(ABC):
         return state
 
     @classmethod
-    def replay(cls, header: dict[str, Any], log: list[dict[str, Any]]) -> GameState:
-        """Rebuild a state by applying a log to a new game with the same header."""
+    def replay(cls, header: dict[str, Any], log: list[dict[str, Any]],
+               origin: dict[str, Any] | None = None) -> GameState:
+        """Rebuild a state by applying a log to a new game with the same header (or to the
+        position the log started from)."""
         state = cls.new(header["players"], header["seed"], **header.get("options", {}))
+        if origin is not None:
+            state.rng.counter = int(origin["rng"])
+            state._load_state_json(origin["state"])
+            state.origin = origin
         for n, entry in enumerate(log):
             action = cls.codec.decode(entry["action"])
             try:
@@ -290,6 +306,6 @@ class GameState(ABC):
             raise UndoRefusedError(
                 f"cannot undo: a hidden thing was revealed since the last move ({last['text']})"
             )
-        before = self.replay(self.header(), self.log[:-1])
+        before = self.replay(self.header(), self.log[:-1], self.origin)
         self.__dict__.update(before.__dict__)
         return last

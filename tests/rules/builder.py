@@ -50,6 +50,7 @@ def position(
     s.offer = list(offer or [])
     placed.update(s.offer)
     held = {g for lists in (s.open_lists + s.done_lists) for g in lists}
+    held |= {g for g in (slots or {}).values() if g}
     s.slots = {slot: None for slot in ALL_SLOTS}
     if not empty_slots:
         for side in SIDES:
@@ -67,4 +68,5 @@ def position(
     s.turn = turn
     s.pending = {}
     s._legal = None
+    s.mark_origin()
     return s

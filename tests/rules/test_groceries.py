@@ -25,9 +25,10 @@ def lst(list_id):
 
 def test_ingredient_pair_and_two_others():
     # [2, 1, 1]: a pair and two more that differ from the pair and from each other
-    assert completes(C, lst("ingredient-1"), toks("noodle-1", "noodle-2", "egg-1", "veggie-1")) == {}
-    assert completes(C, lst("ingredient-1"), toks("noodle-1", "noodle-2", "egg-1", "egg-2")) is None
-    assert completes(C, lst("ingredient-1"), toks("noodle-1", "noodle-2", "noodle-3", "egg-1")) is None
+    pair = lst("ingredient-1")
+    assert completes(C, pair, toks("noodle-1", "noodle-2", "egg-1", "veggie-1")) == {}
+    assert completes(C, pair, toks("noodle-1", "noodle-2", "egg-1", "egg-2")) is None
+    assert completes(C, pair, toks("noodle-1", "noodle-2", "noodle-3", "egg-1")) is None
 
 
 def test_two_pairs_and_four_of_a_kind():
@@ -52,7 +53,8 @@ def test_rice_is_any_number():
     got = completes(C, lst("price-5"), toks("chicken-1", "noodle-2", "egg-4", "rice-6"))
     assert got == {"rice-6": 3}
     # price-6: four even prices; rice-1 counts as even
-    assert completes(C, lst("price-6"), toks("chicken-2", "noodle-4", "egg-6", "rice-1")) is not None
+    even = lst("price-6")
+    assert completes(C, even, toks("chicken-2", "noodle-4", "egg-6", "rice-1")) is not None
 
 
 def test_wildcard_may_choose_not_to_match():

@@ -205,8 +205,11 @@ class StoreEvaluator:
                     for token in ordered
                 ]
 
-                def exact(combo: tuple[int, ...], masks: list[int] = masks, full: int = full) -> bool:
-                    return (masks[combo[0]] | masks[combo[1]] | masks[combo[2]] | masks[combo[3]]) == full
+                def exact(
+                    combo: tuple[int, ...], masks: list[int] = masks, full: int = full
+                ) -> bool:
+                    a, b, c, d = combo
+                    return (masks[a] | masks[b] | masks[c] | masks[d]) == full
 
                 out.append((exact, glist.smileys))
                 continue
@@ -222,6 +225,7 @@ class StoreEvaluator:
                 keys: list[int] = keys,
                 lid: str = lid,
                 glist: GroceryList = glist,
+                cache: dict[tuple[str, int], bool] = cache,
             ) -> bool:
                 key = keys[combo[0]] + keys[combo[1]] + keys[combo[2]] + keys[combo[3]]
                 hit = cache.get((lid, key))

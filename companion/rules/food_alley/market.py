@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 
 SIZE = 5
 CELLS = tuple(range(SIZE * SIZE))
@@ -57,7 +57,7 @@ _RIGHT = {d: _ORDER[(i + 1) % 4] for i, d in enumerate(_ORDER)}
 _LEFT = {d: _ORDER[(i - 1) % 4] for i, d in enumerate(_ORDER)}
 
 
-class Side(str, Enum):
+class Side(StrEnum):
     """The four sides, clockwise from the title side."""
 
     TOP = "top"

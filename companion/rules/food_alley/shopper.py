@@ -1,4 +1,6 @@
-"""Food Alley, Shopper mode (rulebook: "Shopper"). Readings of unclear sentences: docs/rules/shopper.md.
+"""Food Alley, Shopper mode (rulebook: "Shopper").
+
+Readings of unclear sentences: docs/rules/shopper.md.
 
 A turn is a chain of steps, each one action: the player moves (a whole path), then shops or
 claims, then bids; or stores groceries instead. Bag draws, cat draws and the arrangement of the
@@ -183,7 +185,8 @@ class Shop(Action):
     kind: ClassVar[str] = "shop"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "declare": self.trait.value, "take": [name(c) for c in self.take]}
+        return {"type": self.kind, "declare": self.trait.value,
+                "take": [name(c) for c in self.take]}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Shop:
@@ -849,7 +852,8 @@ class ShopperState(GameState):
             return text
         if phase == "blind":
             self._put_coin_under(self.turn, token_id)
-            return f"{self.names[self.turn]} draws {token_id} blindly (coin {self.token(token_id).coin})"
+            coin = self.token(token_id).coin
+            return f"{self.names[self.turn]} draws {token_id} blindly (coin {coin})"
         raise AssertionError(phase)
 
     def _enter_offer_phase(self, phase: str) -> None:
@@ -1115,9 +1119,9 @@ class ShopperState(GameState):
         self.end_reason = d["end_reason"]
         self.passes_in_row = d["passes_in_row"]
         self._legal = None
-        self._check_conservation()
+        self.check_conservation()
 
-    def _check_conservation(self) -> None:
+    def check_conservation(self) -> None:
         """A loaded state must hold each token exactly once."""
         seen: Counter[str] = Counter()
         for x in self.cells:

@@ -1,0 +1,104 @@
+"""Shopper benchmarks: legal moves per call, the store optimiser, random games per second.
+
+Run: `make bench` (or `.venv/bin/python bench/bench_shopper.py`). Pinned to one core.
+Goals (issue #2): legal moves <= 1 ms median, optimiser <= 10 ms on 16 tokens and 4 lists,
+>= 200 random 4-player games per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import time
+
+from companion.rules import CHANCE
+from companion.rules.components import food_alley
+from companion.rules.food_alley.groceries import StoreEvaluator
+from companion.rules.food_alley.shopper import ShopperState
+
+
+def pin_one_core() -> None:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def random_game(players: int, seed: int, visit=None) -> ShopperState:
+    s = ShopperState.new(players, seed)
+    chooser = random.Random(seed)
+    while not s.is_terminal():
+        if s.current_player() == CHANCE:
+            s.play_chance()
+        else:
+            if visit is not None:
+                visit(s)
+            legal = s.legal_actions()
+            s.apply_action(legal[chooser.randrange(len(legal))])
+    return s
+
+
+def bench_legal_moves(games: int) -> tuple[float, float, int]:
+    times: list[float] = []
+
+    def visit(s: ShopperState) -> None:
+        s._legal = None
+        t = time.perf_counter()
+        s.legal_actions()
+        times.append(time.perf_counter() - t)
+
+    for seed in range(games):
+        random_game(4, 1000 + seed, visit)
+    times.sort()
+    return statistics.median(times) * 1e3, times[int(len(times) * 0.95)] * 1e3, len(times)
+
+
+def bench_optimiser(trials: int) -> tuple[float, float]:
+    c = food_alley()
+    rng = random.Random(5)
+    by_type = {k: [g for g in c.grocery_lists if g.type == k] for k in c.grocery_list_types}
+    cold, warm = [], []
+    for _ in range(trials):
+        tokens = rng.sample(list(c.tokens), 16)
+        lists = [rng.choice(v) for v in by_type.values()]
+        evaluator = StoreEvaluator(c)
+        t = time.perf_counter()
+        evaluator.best(tokens, lists)
+        cold.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        evaluator.best(tokens, lists)
+        warm.append(time.perf_counter() - t)
+    return statistics.median(cold) * 1e3, statistics.median(warm) * 1e3
+
+
+def bench_games(seconds: float) -> tuple[float, float]:
+    random_game(4, 0)  # warm the caches
+    n, steps = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        s = random_game(4, 10_000 + n)
+        steps += len(s.log)
+        n += 1
+    elapsed = time.perf_counter() - start
+    return n / elapsed, steps / n
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=20, help="games sampled for legal moves")
+    parser.add_argument("--trials", type=int, default=50, help="optimiser trials")
+    parser.add_argument("--seconds", type=float, default=10.0, help="time for games per second")
+    args = parser.parse_args()
+    pin_one_core()
+    median, p95, calls = bench_legal_moves(args.games)
+    print(f"legal moves per call: median {median:.3f} ms, p95 {p95:.3f} ms ({calls} calls, "
+          "4 players)")
+    cold, warm = bench_optimiser(args.trials)
+    print(f"store optimiser, 16 tokens x 4 lists: median {cold:.2f} ms cold cache, "
+          f"{warm:.2f} ms warm")
+    rate, length = bench_games(args.seconds)
+    print(f"random 4-player games: {rate:.1f} games/s ({length:.0f} steps per game)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Kivy kiosk screens and their presenters (not built yet; see the open issues)."""

@@ -1,0 +1,95 @@
+"""The command line: `companion play food-alley/shopper ...`."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from companion.cli import main, play_interactive
+from companion.rules.food_alley.shopper import ShopperState
+from companion.rules.protocol import StateFormatError
+
+
+def run_cli(capsys, *args):
+    code = main(list(args))
+    return code, capsys.readouterr()
+
+
+def test_auto_game_prints_log_and_score_table(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/shopper", "--players", "4", "--seed", "7",
+                        "--auto")
+    assert code == 0
+    assert "Game over" in out.out
+    assert "smileys  cats_off_board  all_four_types  unused_tokens  total" in out.out
+    assert "Winner" in out.out
+
+
+def test_auto_game_json_lines(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/shopper", "--players", "3", "--seed", "2",
+                        "--auto", "--json")
+    assert code == 0
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    moves, final = lines[:-1], lines[-1]
+    assert all({"player", "move", "smileys"} <= set(m) for m in moves)
+    assert final["final"] is True
+    assert len(final["tokens"]) == 54
+    assert set(final["scores"]) == {"black", "white", "orange"}
+    for score in final["scores"].values():
+        assert score["total"] == sum(score["breakdown"].values())
+    assert sorted(p for group in final["ranking"] for p in group) == ["black", "orange", "white"]
+    assert final["winners"] == final["ranking"][0]
+    # the last move's smileys agree with the final breakdown
+    for colour, score in final["scores"].items():
+        assert moves[-1]["smileys"][colour] == score["breakdown"]["smileys"]
+
+
+def test_same_seed_same_output(capsys):
+    _, a = run_cli(capsys, "play", "food-alley/shopper", "--seed", "3", "--auto", "--json")
+    _, b = run_cli(capsys, "play", "food-alley/shopper", "--seed", "3", "--auto", "--json")
+    assert a.out == b.out
+
+
+def test_unknown_game_is_a_clear_error(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/pizza", "--auto")
+    assert code == 2
+    assert "unknown game 'food-alley/pizza'" in out.err and "food-alley/shopper" in out.err
+
+
+def test_bad_player_count_is_a_clear_error(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/shopper", "--players", "6", "--auto")
+    assert code == 2 and "2 to 4 players" in out.err
+
+
+def test_interactive_play_takes_numbers_undo_and_quit():
+    state = ShopperState.new(2, 4)
+    script = io.StringIO("0\nu\nx\n99\n0\nq\n")
+    out = io.StringIO()
+    play_interactive(state, inp=script, out=out)
+    text = out.getvalue()
+    assert "undid: " in text
+    assert text.count("not possible") == 2
+    assert "nothing is lost" in text
+    assert len([e for e in state.log if e["actor"] != "chance"]) == 1
+
+
+def test_corrupt_saved_state_is_refused():
+    state = ShopperState.new(2, 1)
+    data = state.to_json()
+    data["state"]["bag"] = data["state"]["bag"][:-1]
+    with pytest.raises(StateFormatError, match="exactly once"):
+        ShopperState.from_json(data)
+    with pytest.raises(StateFormatError, match="not 'food-alley/shopper'"):
+        ShopperState.from_json({**data, "game": "food-alley/sambal"})
+
+
+def test_module_entry_point_runs():
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "play", "food-alley/shopper", "--players", "2",
+         "--seed", "1", "--auto", "--json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    assert json.loads(proc.stdout.splitlines()[-1])["final"] is True
