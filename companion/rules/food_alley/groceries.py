@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations, product
 
 from companion.rules.components import ANY_COLOUR, Components, GroceryList, Token, Trait
@@ -43,6 +44,35 @@ def _shape_holds(glist: GroceryList, values: Sequence[str | int]) -> bool:
     raise AssertionError("exact lists are checked by _exact_holds")
 
 
+@lru_cache(maxsize=4096)
+def _groups_reachable(counts: tuple[int, ...], wild: int, target: tuple[int, ...]) -> bool:
+    """Can `wild` wildcards, each joining a group or starting a new one, turn the group sizes
+    `counts` (sorted, largest first) into exactly `target`?"""
+    if wild == 0:
+        return counts == target
+    if len(counts) > len(target) or sum(counts) + wild != sum(target):
+        return False
+    options = {tuple(sorted((*counts[:i], c + 1, *counts[i + 1:]), reverse=True))
+               for i, c in enumerate(counts)}
+    options.add(tuple(sorted((*counts, 1), reverse=True)))
+    return any(_groups_reachable(o, wild - 1, target) for o in options)
+
+
+def satisfiable(glist: GroceryList, tokens: Sequence[Token], components: Components) -> bool:
+    """Whether the set completes the list (no witness: the fast path of :func:`completes`)."""
+    if glist.groups is None:
+        return completes(components, glist, tokens) is not None
+    trait = glist.trait
+    assert trait is not None
+    fixed = Counter(
+        t.value(trait) if t.value(trait) != ANY_COLOUR else t.id
+        for t in tokens if not t.is_wild(trait)
+    )
+    wild = len(tokens) - sum(fixed.values())
+    counts = tuple(sorted(fixed.values(), reverse=True))
+    return _groups_reachable(counts, wild, glist.groups)
+
+
 def _exact_holds(glist: GroceryList, tokens: Sequence[Token]) -> bool:
     """Exact match: every condition met by some token's printed value, no wildcard."""
     assert glist.needs is not None
@@ -69,6 +99,12 @@ def completes(
         t.value(trait) if t.value(trait) != ANY_COLOUR else f"unmatched:{t.id}" for t in tokens
     ]
     domain = _domain(components, trait)
+    if glist.groups is not None:
+        # Only equality matters: a wildcard either joins a value already in the set or takes a
+        # value nobody has. Those are the only choices worth trying (same answers, far fewer).
+        present = [v for v in dict.fromkeys(base) if v in domain]
+        unused = [v for v in domain if v not in present]
+        domain = tuple(present + unused[: len(wild)])
     # Fewest substitutions first, so a wildcard only "matches" when it has to.
     for k in range(len(wild) + 1):
         for chosen in combinations(wild, k):
@@ -131,7 +167,7 @@ class StoreEvaluator:
         key = (glist.id, self._multiset_key(trait, (t.id for t in tokens)))
         hit = self._cache.get(key)
         if hit is None:
-            hit = completes(self.components, glist, tokens) is not None
+            hit = satisfiable(glist, tokens, self.components)
             self._cache[key] = hit
         return hit
 
@@ -230,7 +266,7 @@ class StoreEvaluator:
                 key = keys[combo[0]] + keys[combo[1]] + keys[combo[2]] + keys[combo[3]]
                 hit = cache.get((lid, key))
                 if hit is None:
-                    hit = completes(self.components, glist, [ordered[i] for i in combo]) is not None
+                    hit = satisfiable(glist, [ordered[i] for i in combo], self.components)
                     cache[(lid, key)] = hit
                 return hit
 

@@ -68,6 +68,29 @@ def _flipped_at_setup(players: int) -> tuple[Cell, ...]:
     return (*c, centre())
 
 
+class _Geometry:
+    """Integer tables of the market for the move search: directions 0-3 are N, E, S, W."""
+
+    def __init__(self) -> None:
+        dirs = list(Direction)
+        self.left = [dirs.index(d.left) for d in dirs]
+        self.right = [dirs.index(d.right) for d in dirs]
+        self.next = [-1] * (len(CELLS) * 4)
+        self.exit = [-1] * (len(CELLS) * 4)
+        for c in CELLS:
+            for i, d in enumerate(dirs):
+                n = step(c, d)
+                if n is None:
+                    self.exit[c * 4 + i] = ALL_SLOTS.index(exit_slot(c, d))
+                else:
+                    self.next[c * 4 + i] = n
+        self.slot_entry = [s.entry for s in ALL_SLOTS]
+        self.slot_inward = [dirs.index(s.inward) for s in ALL_SLOTS]
+
+
+_GEO = _Geometry()
+
+
 # --- actions -------------------------------------------------------------------------------
 
 
@@ -495,69 +518,89 @@ class ShopperState(GameState):
         """Breadth-first search over (cell, heading, steps left, shoppers landed on).
 
         With a guide path, only that path's cells may be entered and only its full length
-        counts as an end.
+        counts as an end. Geometry comes from integer tables (see _GEO) for speed.
         """
         coin = self.coin_under(player)
         start = self.shopper[player]
         if coin is None or start is None:
             return {}
+        nxt_of, exit_of, left, right = _GEO.next, _GEO.exit, _GEO.left, _GEO.right
+        slot_entry, slot_inward = _GEO.slot_entry, _GEO.slot_inward
         others = {pos: q for q, pos in enumerate(self.shopper) if q != player and pos is not None}
-        openings = [s for s in ALL_SLOTS if self.slots[s] is None]
         cells = self.cells
-        token = self.token
-        ends: dict[Cell, tuple[Cell, ...]] = {}
-        seen: set[tuple[Cell, Direction, int, frozenset[int], int]] = set()
-        queue: deque[tuple[Cell, Direction, int, frozenset[int], tuple[Cell, ...]]] = deque()
+        slot_lists = [self.slots[s] for s in ALL_SLOTS]
+        openings = [i for i, g in enumerate(slot_lists) if g is None]
+        turnable = [c in others or (x is not None and x[0] == "c") for c, x in enumerate(cells)]
+        endable = [
+            x is not None and c not in others and (x[0] == "c" or x[2] == INGREDIENT)
+            for c, x in enumerate(cells)
+        ]
+        found: dict[Cell, int] = {}  # end cell -> the search node that reached it first
+        parent: dict[int, tuple[int, Cell]] = {}  # node -> (previous node, cell entered)
+        queue: deque[tuple[int, int, int, int, int, int]] = deque()
+        guided = guide is not None
+        glen = len(guide) if guide is not None else 0
+        entered: dict[tuple[int, int], set[int]] = {}
+        root = -1
 
-        def push(pos: Cell, d: Direction, steps: int, chained: frozenset[int],
-                 path: tuple[Cell, ...]) -> None:
-            key = (pos, d, steps, chained, len(path) if guide is not None else 0)
-            if key not in seen:
-                seen.add(key)
-                queue.append((pos, d, steps, chained, path))
-
-        def enter(pos: Cell, d: Direction, steps: int, chained: frozenset[int],
-                  path: tuple[Cell, ...]) -> None:
-            if guide is not None and (len(path) >= len(guide) or guide[len(path)] != pos):
-                return
-            path = (*path, pos)
-            steps -= 1
-            content = cells[pos]
-            if steps == 0:
-                q = others.get(pos)
-                if q is not None:  # landed on another shopper: go on with its coin
-                    if q in chained or content is None or content[2] != COIN:
-                        return
-                    value = token(content[1]).coin
-                    for nd in (d, d.left, d.right):
-                        push(pos, nd, value, chained | {q}, path)
-                elif content is not None and (content[0] == "c" or content[2] == INGREDIENT):
-                    if guide is None or len(path) == len(guide):
-                        ends.setdefault(pos, path)
-                return
-            if pos in others or (content is not None and content[0] == "c"):
-                for nd in (d, d.left, d.right):
-                    push(pos, nd, steps, chained, path)
-            else:
-                push(pos, d, steps, chained, path)
-
-        for d in Direction:
-            push(start, d, coin.coin, frozenset(), (start,))
+        for d in range(4):
+            key = ((coin.coin * 25 + start) * 4 + d) * 64
+            parent[key] = (root, start)
+            queue.append((start, d, coin.coin, 0, 0, key))
         while queue:
-            pos, d, steps, chained, path = queue.popleft()
-            nxt = step(pos, d)
-            if nxt is not None:
-                enter(nxt, d, steps, chained, path)
-                continue
-            slot = exit_slot(pos, d)
-            elsewhere = [o for o in openings if o != slot] if self.slots[slot] is None else []
-            if elsewhere:
-                for o in elsewhere:
-                    enter(o.entry, o.inward, steps, chained, path)
-                continue
-            for nd in (d.left, d.right):
-                if step(pos, nd) is not None:
-                    push(pos, nd, steps, chained, path)
+            pos, d, steps, chained, depth, key = queue.popleft()
+            nxt = nxt_of[pos * 4 + d]
+            if nxt >= 0:
+                entries: Any = ((nxt, d),)
+            else:
+                slot = exit_of[pos * 4 + d]
+                if slot_lists[slot] is None and len(openings) > 1:
+                    # Every exit with the same steps leads to the same openings: enter each once.
+                    hub = entered.setdefault((steps, chained), set())
+                    fresh = [o for o in openings if o != slot and (guided or o not in hub)]
+                    hub.update(fresh)
+                    entries = [(slot_entry[o], slot_inward[o]) for o in fresh]
+                else:  # a list (or a lone opening): turn left or right along the edge
+                    entries = [
+                        (n, nd) for nd in (left[d], right[d]) if (n := nxt_of[pos * 4 + nd]) >= 0
+                    ]
+            ndepth = depth + 1
+            for npos, nd in entries:
+                if guided and (ndepth >= glen or guide[ndepth] != npos):  # type: ignore[index]
+                    continue
+                left_steps = steps - 1
+                if left_steps == 0:
+                    q = others.get(npos)
+                    if q is not None:  # landed on another shopper: go on with its coin
+                        under = cells[npos]
+                        if chained & (1 << q) or under is None or under[2] != COIN:
+                            continue
+                        left_steps = self.token(under[1]).coin
+                        nchained = chained | (1 << q)
+                        turns: tuple[int, ...] = (nd, left[nd], right[nd])
+                    else:
+                        if endable[npos] and npos not in found and (
+                                not guided or ndepth + 1 == glen):
+                            node = -2 - len(parent)
+                            parent[node] = (key, npos)
+                            found[npos] = node
+                        continue
+                else:
+                    nchained = chained
+                    turns = (nd, left[nd], right[nd]) if turnable[npos] else (nd,)
+                for td in turns:
+                    nkey = ((((nchained * 8 + left_steps) * 25 + npos) * 4 + td) * 64
+                            + (ndepth if guided else 0))
+                    if nkey not in parent:
+                        parent[nkey] = (key, npos)
+                        queue.append((npos, td, left_steps, nchained, ndepth, nkey))
+        ends: dict[Cell, tuple[Cell, ...]] = {}
+        for cell_, node in found.items():
+            path: list[Cell] = []
+            while node != root:
+                node, entered_cell = parent[node]
+                path.append(entered_cell)
+            ends[cell_] = tuple(reversed(path))
         return ends
 
     def _shop_options(self) -> list[Shop]:
@@ -641,6 +684,8 @@ class ShopperState(GameState):
             coin = self.coin_under(p)
             if coin is None:
                 raise IllegalMoveError("Move", "the shopper stands on no coin", move=action)
+            if self._legal is not None and action in self._legal:
+                return  # one of the listed routes
             if not self.is_route(p, action.path):
                 ends = {path[-1] for path in self.paths(p)}
                 if action.path and action.path[-1] in ends:
