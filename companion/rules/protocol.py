@@ -1,9 +1,11 @@
 """The protocol every game and mode fills, after OpenSpiel's verbs.
 
 A state is created with players and a seed; ``current_player()`` says who acts (a player index,
-:data:`CHANCE` for a chance step, :data:`TERMINAL` when over); ``legal_actions()`` lists the
-choices; ``apply_action()`` applies one after checking it (an illegal one raises
-:class:`IllegalMoveError` naming the broken rule and leaves the state unchanged).
+:data:`CHANCE` for a chance step, :data:`SIMULTANEOUS` when several players choose in secret at
+once, :data:`TERMINAL` when over); ``acting_players()`` lists who may act now;
+``legal_actions(player)`` lists the choices; ``apply_action()`` applies one after checking it
+(an illegal one raises :class:`IllegalMoveError` naming the broken rule and leaves the state
+unchanged).
 
 Randomness comes from the table: a bag draw, shuffle or reveal is a chance step. In real play its
 outcome arrives from outside (camera or tap) and is checked against ``chance_outcomes()``; in
@@ -11,8 +13,11 @@ simulation ``sample_chance()`` picks it with the state's one seeded RNG. The eng
 it drew the token itself.
 
 Every applied action is appended to ``log``; ``replay()`` rebuilds the same state from the log,
-and ``undo()`` rebuilds it without the last action, refused when that action was a chance step
-(a hidden thing was revealed).
+and ``undo()`` rebuilds it without the last action, refused when that action was a chance step or a
+reveal (a hidden thing became known). A sealed choice at a simultaneous step is held apart from the
+log and written there only as part of the joint reveal, once every acting player has chosen. A
+log entry that only one player may see (a draw behind a screen) carries ``private_to``, and
+``public_log(player)`` shows others only its public text.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 CHANCE = -1
+SIMULTANEOUS = -2
 TERMINAL = -4
 
 
@@ -64,6 +70,12 @@ class Action(ABC):
 
 
 A = TypeVar("A", bound=type)
+
+
+class JointAction(Action):
+    """The choices of all acting players at a simultaneous step, revealed together."""
+
+    choices: dict[int, Action]
 
 
 class ActionCodec:
@@ -145,6 +157,7 @@ class GameState(ABC):
         self.rng = ChanceRng(seed)
         self.log: list[dict[str, Any]] = []
         self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
+        self.sealed: dict[int, Action] = {}  # sealed choices at a simultaneous step
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -158,12 +171,18 @@ class GameState(ABC):
     def is_chance_node(self) -> bool:
         return self.current_player() == CHANCE
 
+    def acting_players(self) -> list[int]:
+        """Who may act now: one player, or at a simultaneous step those still to choose."""
+        actor = self.current_player()
+        return [actor] if actor >= 0 else []
+
     @abstractmethod
     def is_terminal(self) -> bool: ...
 
     # --- moves ------------------------------------------------------------------------------
     @abstractmethod
-    def legal_actions(self) -> list[Action]: ...
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        """The legal actions of the player to act (or, at a simultaneous step, of ``player``)."""
 
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[Action, float]]: ...
@@ -180,14 +199,32 @@ class GameState(ABC):
     def _apply(self, action: Action) -> str:
         """Apply a checked action; return a readable description for the log."""
 
+    def _private_to(self, action: Action) -> int | None:
+        """The one player who may see this log entry (None: everyone). Modes override."""
+        return None
+
+    def _public_text(self, action: Action) -> str:
+        """What others read of a private log entry. Modes override."""
+        return "a hidden step"
+
+    def _joint(self, choices: dict[int, Action]) -> JointAction:
+        """The joint action that reveals the sealed choices. Simultaneous modes override."""
+        raise NotImplementedError
+
     def apply_action(self, action: Action, *, player: int | None = None) -> None:
-        """Check and apply one action (a move, or a chance outcome from the table).
+        """Check and apply one action (a move, a sealed choice, or a chance outcome).
+
+        At a simultaneous step, ``player`` says whose sealed choice this is; it is held apart,
+        unlogged, until every acting player has chosen, then all are revealed in one entry.
 
         :raises IllegalMoveError: naming the broken rule; the state is left unchanged.
         """
         actor = self.current_player()
         if actor == TERMINAL:
             raise IllegalMoveError("end of the game", "the game is over", move=action)
+        if actor == SIMULTANEOUS and not isinstance(action, JointAction):
+            self._seal(action, player)
+            return
         if player is not None and player != actor:
             who = "the table (a chance step)" if actor == CHANCE else self.player_name(actor)
             raise IllegalMoveError(
@@ -196,13 +233,44 @@ class GameState(ABC):
                 move=action,
             )
         self._check(action)
+        private = self._private_to(action)
+        public = self._public_text(action) if private is not None else None
         if actor == CHANCE:
             self.rng.advance()
         text = self._apply(action)
-        self.log.append(
-            {"actor": "chance" if actor == CHANCE else actor, "action": action.to_json(),
-             "text": text}
-        )
+        entry: dict[str, Any] = {
+            "actor": {CHANCE: "chance", SIMULTANEOUS: "all"}.get(actor, actor),
+            "action": action.to_json(), "text": text,
+        }
+        if private is not None:
+            entry["private_to"] = private
+            entry["public_text"] = public
+        self.log.append(entry)
+
+    def _seal(self, action: Action, player: int | None) -> None:
+        acting = self.acting_players()
+        if player is None:
+            raise IllegalMoveError(
+                "simultaneous choice", "players choose at the same time here: say whose "
+                "choice this is", move=action)
+        if player not in acting:
+            raise IllegalMoveError(
+                "simultaneous choice", f"{self.player_name(player)} has no choice to make now "
+                "(or has already chosen)", move=action)
+        self._check_sealed(action, player)
+        self.sealed[player] = action
+        if all(p in self.sealed for p in self.all_choosers()):
+            joint = self._joint(dict(self.sealed))
+            self.apply_action(joint)
+
+    def _check_sealed(self, action: Action, player: int) -> None:
+        """Raise IllegalMoveError if the sealed choice is not legal for the player."""
+        if action not in self.legal_actions(player):
+            raise IllegalMoveError("simultaneous choice", "not a legal choice", move=action)
+
+    def all_choosers(self) -> list[int]:
+        """At a simultaneous step, every player who must choose (sealed or not)."""
+        return []
 
     def play_chance(self) -> Action:
         """Simulation: sample and apply the pending chance step."""
@@ -226,8 +294,16 @@ class GameState(ABC):
         return rank(self.scores())
 
     def public_log(self, player: int | None = None) -> list[dict[str, Any]]:
-        """The log as a player may read it. Modes with secrets override this."""
-        return [dict(e) for e in self.log]
+        """The log as a player may read it: others' private entries show only their public text."""
+        out = []
+        for entry in self.log:
+            private = entry.get("private_to")
+            if private is None or private == player:
+                out.append(dict(entry))
+            else:
+                out.append({"actor": entry["actor"], "action": {"type": "hidden"},
+                            "text": entry["public_text"]})
+        return out
 
     # --- persistence ------------------------------------------------------------------------
     @abstractmethod
@@ -251,6 +327,7 @@ class GameState(ABC):
     def to_json(self) -> dict[str, Any]:
         """The whole state, JSON-ready: header, rng counter, mode state and log."""
         return {**self.header(), "rng": self.rng.counter, "state": self._state_json(),
+                "sealed": {str(p): a.to_json() for p, a in self.sealed.items()},
                 "origin": self.origin, "log": [dict(e) for e in self.log]}
 
     @classmethod
@@ -266,6 +343,8 @@ class GameState(ABC):
             state.rng.counter = int(data["rng"])
             state._load_state_json(data["state"])
             state.origin = data.get("origin")
+            state.sealed = {int(p): cls.codec.decode(a)
+                            for p, a in (data.get("sealed") or {}).items()}
             state.log = [dict(e) for e in data["log"]]
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, StateFormatError):
@@ -302,7 +381,7 @@ class GameState(ABC):
         if not self.log:
             raise UndoRefusedError("nothing to undo: no move has been made")
         last = self.log[-1]
-        if last["actor"] == "chance":
+        if last["actor"] in ("chance", "all"):
             raise UndoRefusedError(
                 f"cannot undo: a hidden thing was revealed since the last move ({last['text']})"
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 
-from companion.rules.protocol import CHANCE, Action, GameState
+from companion.rules.protocol import CHANCE, SIMULTANEOUS, Action, GameState
 
 
 def random_playout(
@@ -34,6 +34,15 @@ def steps(
         if state.is_terminal():
             return
         actor = state.current_player()
+        if actor == SIMULTANEOUS:
+            for player in state.acting_players():
+                legal = state.legal_actions(player)
+                action = legal[chooser.randrange(len(legal))]
+                state.apply_action(action, player=player)
+            if on_step is not None:
+                on_step(state, actor, action)
+            yield actor, action
+            continue
         if actor == CHANCE:
             action = state.sample_chance()
         else:

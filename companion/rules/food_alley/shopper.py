@@ -15,6 +15,7 @@ from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, GroceryList, Token, Trait, food_alley
+from companion.rules.food_alley.common import Draw, RevealCat
 from companion.rules.food_alley.groceries import SET_SIZE, StoreEvaluator
 from companion.rules.food_alley.market import (
     ALL_SLOTS,
@@ -94,42 +95,8 @@ _GEO = _Geometry()
 # --- actions -------------------------------------------------------------------------------
 
 
-@codec.register
-@dataclass(frozen=True)
-class Draw(Action):
-    """Chance: the token that came out of the bag."""
-
-    token: str
-    kind: ClassVar[str] = "draw"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Draw:
-        return cls(str(d["token"]))
-
-    def __str__(self) -> str:
-        return f"draw {self.token}"
-
-
-@codec.register
-@dataclass(frozen=True)
-class RevealCat(Action):
-    """Chance: the value of the cat taken from the player's face-down, shuffled supply."""
-
-    value: int
-    kind: ClassVar[str] = "cat"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "value": self.value}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> RevealCat:
-        return cls(int(d["value"]))
-
-    def __str__(self) -> str:
-        return f"cat {self.value}"
+codec.register(Draw)
+codec.register(RevealCat)
 
 
 @codec.register
@@ -459,7 +426,9 @@ class ShopperState(GameState):
         return self.side_types[SIDES[self.pending["side"]]]
 
     # --- legal moves --------------------------------------------------------------------
-    def legal_actions(self) -> list[Action]:
+    def legal_actions(self, player: int | None = None) -> list[Action]:
+        if player is not None and player != self.current_player():
+            return []
         if self._legal is None:
             self._legal = self._compute_legal()
         return list(self._legal)
