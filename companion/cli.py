@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from companion.rules import CHANCE, GameState, RulesError, find_game, game_names
+from companion.rules import CHANCE, SIMULTANEOUS, GameState, RulesError, find_game, game_names
 
 
 def _smileys(state: GameState) -> dict[str, int]:
@@ -65,23 +65,27 @@ def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> Gam
     chooser = random.Random(seed)
     while not state.is_terminal():
         actor = state.current_player()
-        if actor == CHANCE:
-            action = state.sample_chance()
+        if actor == SIMULTANEOUS:  # each player seals a choice; the last one reveals them all
+            for player in state.acting_players():
+                legal = state.legal_actions(player)
+                state.apply_action(legal[chooser.randrange(len(legal))], player=player)
+        elif actor == CHANCE:
+            state.apply_action(state.sample_chance())
         else:
             legal = state.legal_actions()
-            action = legal[chooser.randrange(len(legal))]
-        state.apply_action(action)
+            state.apply_action(legal[chooser.randrange(len(legal))])
         entry = state.log[-1]
         if as_json:
+            who = {CHANCE: "table", SIMULTANEOUS: "all"}.get(actor)
             out.write(json.dumps({
                 "n": len(state.log) - 1,
-                "player": "table" if actor == CHANCE else state.player_name(actor),
+                "player": who or state.player_name(actor),
                 "move": entry["action"],
                 "text": entry["text"],
                 "smileys": _smileys(state),
             }) + "\n")
         else:
-            marker = "  " if actor == CHANCE else "> "
+            marker = "> " if actor >= 0 else "  "
             out.write(f"{len(state.log) - 1:4d} {marker}{entry['text']}\n")
     if as_json:
         out.write(json.dumps(final_summary(state)) + "\n")
@@ -102,7 +106,9 @@ def play_interactive(state: GameState, *, inp: TextIO, out: TextIO) -> GameState
             state.play_chance()
             out.write(f"     {state.log[-1]['text']}\n")
             continue
-        legal = state.legal_actions()
+        if actor == SIMULTANEOUS:  # secret choices: each player in turn, at the same screen
+            actor = state.acting_players()[0]
+        legal = state.legal_actions(actor)
         out.write(f"\n{state.player_name(actor)} to act:\n")
         for i, action in enumerate(legal):
             out.write(f"  {i:3d}  {action}\n")
@@ -121,8 +127,10 @@ def play_interactive(state: GameState, *, inp: TextIO, out: TextIO) -> GameState
                 best = getattr(state, "best_store", lambda q: None)(actor)
                 out.write(f"hint: {best if best else 'no set of 4 completes a list'}\n")
             else:
+                before = len(state.log)
                 state.apply_action(legal[int(answer)], player=actor)
-                out.write(f"  > {state.log[-1]['text']}\n")
+                text = state.log[-1]["text"] if len(state.log) > before else "(sealed)"
+                out.write(f"  > {text}\n")
         except (ValueError, IndexError, RulesError) as exc:
             out.write(f"not possible: {exc}\n")
     out.write(f"\nGame over.\n\n{score_table(state)}\n")

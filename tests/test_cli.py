@@ -93,3 +93,25 @@ def test_module_entry_point_runs():
         capture_output=True, text=True, timeout=120, check=True,
     )
     assert json.loads(proc.stdout.splitlines()[-1])["final"] is True
+
+
+def test_sambal_auto_game_json_lines(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/sambal", "--players", "4", "--seed", "5",
+                        "--auto", "--json")
+    assert code == 0
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    final = lines[-1]
+    assert final["final"] is True and final["game"] == "food-alley/sambal"
+    assert len(final["tokens"]) == 54
+    assert set(final["scores"]) == {"black", "white", "orange", "blue"}
+    for score in final["scores"].values():
+        assert score["total"] == sum(score["breakdown"].values())
+    reveals = [m for m in lines[:-1] if m["move"]["type"] == "reveal"]
+    assert reveals and all(m["player"] == "all" for m in reveals)
+    assert not any(m["move"]["type"] == "offer" for m in lines[:-1])  # sealed choices not logged
+
+
+def test_sambal_readable_game(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/sambal", "--players", "2", "--seed", "1",
+                        "--auto")
+    assert code == 0 and "recipe_chilis" in out.out and "Game over" in out.out

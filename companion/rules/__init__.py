@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from companion.rules.protocol import (
     CHANCE,
+    SIMULTANEOUS,
     TERMINAL,
     ChanceOutcomeError,
     GameState,
@@ -17,9 +18,10 @@ from companion.rules.protocol import (
 
 
 def _registry() -> dict[str, type[GameState]]:
+    from companion.rules.food_alley.sambal import SambalState
     from companion.rules.food_alley.shopper import ShopperState
 
-    return {ShopperState.GAME_ID: ShopperState}
+    return {ShopperState.GAME_ID: ShopperState, SambalState.GAME_ID: SambalState}
 
 
 def game_names() -> list[str]:
@@ -37,6 +39,7 @@ def find_game(name: str) -> type[GameState]:
 
 __all__ = [
     "CHANCE",
+    "SIMULTANEOUS",
     "TERMINAL",
     "ChanceOutcomeError",
     "GameState",

@@ -70,3 +70,58 @@ def position(
     s._legal = None
     s.mark_origin()
     return s
+
+
+def sambal(
+    players: int = 2,
+    cells: dict[str, str] | None = None,
+    *,
+    screens: dict[int, list[str]] | None = None,
+    kitchens: dict[int, list[str]] | None = None,
+    recipes: dict[str, list[str]] | None = None,
+    fill: bool = True,
+):
+    """A Sambal state at the start of bargaining. Cells: 'veggie-5' or 'cat:<player>:<value>';
+    with ``fill`` the other cells get the first unused tokens of a fixed list."""
+    from companion.rules.food_alley.sambal import SambalState
+
+    s = SambalState.new(players, 0)
+    s.cells = [None] * 25
+    s.cat_supply = [[1, 2, 3, 4, 5, 6] for _ in range(players)]
+    placed: set[str] = set()
+    reserved: set[int] = set()
+    for where, spec in (cells or {}).items():
+        c = parse_cell(where)
+        reserved.add(c)
+        if spec == "empty":
+            continue
+        if spec.startswith("cat:"):
+            _, owner, value = spec.split(":")
+            s.cells[c] = ("c", int(owner), int(value))
+            s.cat_supply[int(owner)].remove(int(value))
+        else:
+            s.cells[c] = ("t", spec)
+            placed.add(spec)
+    s.screens = [list((screens or {}).get(q, [])) for q in range(players)]
+    s.kitchens = [list((kitchens or {}).get(q, [])) for q in range(players)]
+    for group in s.screens + s.kitchens:
+        placed.update(group)
+    if fill:
+        spare = [t.id for t in s.components.tokens
+                 if t.id not in placed and t.ingredient in ("chicken", "shrimp", "egg")]
+        for c in range(25):
+            if c not in reserved and spare:
+                s.cells[c] = ("t", spare.pop(0))
+                placed.add(s.cells[c][1])
+    s.bag = Bag([t.id for t in s.components.tokens if t.id not in placed])
+    s.recipes = {t: [] for t in s.recipe_types}
+    default = recipes or {t: [r.id for r in s.components.recipes if r.type == t][:players + 2]
+                          for t in s.recipe_types}
+    for t, ids in default.items():
+        s.recipes[t] = list(ids)
+    s.phase = "bargain"
+    s.pending = {}
+    s.round = 1
+    s._legal = None
+    s.mark_origin()
+    return s

@@ -115,9 +115,16 @@ def exit_slot(c: Cell, d: Direction) -> Slot:
     return Slot(side, col if side in (Side.TOP, Side.BOTTOM) else r)
 
 
+def _neighbours(c: Cell) -> tuple[Cell, ...]:
+    return tuple(n for d in _ORDER if (n := step(c, d)) is not None)
+
+
+_NEIGHBOURS = tuple(_neighbours(c) for c in CELLS)
+
+
 def neighbours(c: Cell) -> tuple[Cell, ...]:
     """Orthogonally adjacent cells."""
-    return tuple(n for d in _ORDER if (n := step(c, d)) is not None)
+    return _NEIGHBOURS[c]
 
 
 def line_slots(c: Cell) -> tuple[Slot, ...]:
