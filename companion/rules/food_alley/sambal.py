@@ -406,15 +406,18 @@ class SambalState(GameState):
 
     def _buy_options(self) -> list[Buy]:
         coin = self.coin_value(self.pending["bids"][str(self.current_mover())])
+        cells = self.cells
         out: list[Buy] = []
-        for c in self.market_ingredients():
-            token = self.token(self.cells[c][1])  # type: ignore[index]
+        for c, x in enumerate(cells):
+            if x is None or x[0] != "t":
+                continue
+            token = self.token(x[1])
             if not self._affordable(token, coin):
                 continue
             can, must = self._exact(token, coin)
             adjacent = [n for n in neighbours(c)
-                        if (x := self.cells[n]) is not None and x[0] == "t"]
-            if can and adjacent:
+                        if (y := cells[n]) is not None and y[0] == "t"] if can else []
+            if adjacent:
                 out += [Buy(c, n) for n in adjacent]
                 if not must:
                     out.append(Buy(c, None))
