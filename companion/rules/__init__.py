@@ -20,8 +20,9 @@ from companion.rules.protocol import (
 def _registry() -> dict[str, type[GameState]]:
     from companion.rules.food_alley.sambal import SambalState
     from companion.rules.food_alley.shopper import ShopperState
+    from companion.rules.food_alley.stray import StrayState
 
-    return {ShopperState.GAME_ID: ShopperState, SambalState.GAME_ID: SambalState}
+    return {cls.GAME_ID: cls for cls in (ShopperState, SambalState, StrayState)}
 
 
 def game_names() -> list[str]:

@@ -158,6 +158,7 @@ class GameState(ABC):
         self.log: list[dict[str, Any]] = []
         self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
         self.sealed: dict[int, Action] = {}  # sealed choices at a simultaneous step
+        self._reveals = False
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -196,8 +197,10 @@ class GameState(ABC):
         """Raise IllegalMoveError if the action is not legal now. Must not change the state."""
 
     @abstractmethod
-    def _apply(self, action: Action) -> str:
-        """Apply a checked action; return a readable description for the log."""
+    def _apply(self, action: Action) -> str | tuple[str, str]:
+        """Apply a checked action; return a readable description for the log (or, for a private
+        entry, its text and what others may read). Set ``self._reveals`` when it reveals a hidden
+        thing (then undo cannot cross it)."""
 
     def _private_to(self, action: Action) -> int | None:
         """The one player who may see this log entry (None: everyone). Modes override."""
@@ -237,7 +240,9 @@ class GameState(ABC):
         public = self._public_text(action) if private is not None else None
         if actor == CHANCE:
             self.rng.advance()
-        text = self._apply(action)
+        self._reveals = False
+        result = self._apply(action)
+        text, public = result if isinstance(result, tuple) else (result, public)
         entry: dict[str, Any] = {
             "actor": {CHANCE: "chance", SIMULTANEOUS: "all"}.get(actor, actor),
             "action": action.to_json(), "text": text,
@@ -245,6 +250,8 @@ class GameState(ABC):
         if private is not None:
             entry["private_to"] = private
             entry["public_text"] = public
+        if self._reveals:
+            entry["reveal"] = True
         self.log.append(entry)
 
     def _seal(self, action: Action, player: int | None) -> None:
@@ -381,10 +388,13 @@ class GameState(ABC):
         if not self.log:
             raise UndoRefusedError("nothing to undo: no move has been made")
         last = self.log[-1]
-        if last["actor"] in ("chance", "all"):
+        public = last["public_text"] if "private_to" in last else last["text"]
+        if last["actor"] in ("chance", "all") or last.get("reveal"):
             raise UndoRefusedError(
-                f"cannot undo: a hidden thing was revealed since the last move ({last['text']})"
+                f"cannot undo: a hidden thing was revealed since the last move ({public})"
             )
         before = self.replay(self.header(), self.log[:-1], self.origin)
         self.__dict__.update(before.__dict__)
+        if "private_to" in last:
+            return {"actor": last["actor"], "action": {"type": "hidden"}, "text": public}
         return last
