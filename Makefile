@@ -22,6 +22,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_shopper.py
 	$(BIN)/python bench/bench_sambal.py
+	$(BIN)/python bench/bench_stray.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

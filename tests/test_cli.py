@@ -115,3 +115,17 @@ def test_sambal_readable_game(capsys):
     code, out = run_cli(capsys, "play", "food-alley/sambal", "--players", "2", "--seed", "1",
                         "--auto")
     assert code == 0 and "recipe_chilis" in out.out and "Game over" in out.out
+
+
+def test_stray_auto_game_json_lines(capsys):
+    code, out = run_cli(capsys, "play", "food-alley/stray", "--players", "3", "--seed", "6",
+                        "--auto", "--json")
+    assert code == 0
+    lines = [json.loads(line) for line in out.out.splitlines()]
+    final = lines[-1]
+    assert final["final"] is True and final["game"] == "food-alley/stray"
+    assert len(final["tokens"]) == 54
+    assert set(final["scores"]) == {"black", "white", "orange"}
+    for score in final["scores"].values():
+        assert score["total"] == sum(score["breakdown"].values())
+    assert final["end"] == "both sets are played"

@@ -125,3 +125,38 @@ def sambal(
     s._legal = None
     s.mark_origin()
     return s
+
+
+def stray(players: int = 4, seed: int = 0, *, column: int = 0, tokens: dict[str, str] | None = None,
+          order: list[int] | None = None, set_no: int = 1):
+    """A Stray state waiting for the first cat of ``column``; ``tokens`` puts given tokens on given
+    cells (swapping with wherever they were, so every token stays in one place)."""
+    from companion.rules.food_alley.stray import StrayState
+
+    s = StrayState.new(players, seed)
+    while s.phase != "place":
+        s.play_chance()
+    for where, token in (tokens or {}).items():
+        put_token(s, parse_cell(where), token)
+    if set_no == 2:
+        s.set_no = 2
+        s.col_order = [4, 3, 2, 1, 0]
+    s.col_pos = s.col_order.index(column)
+    s.tasks = [{"t": "place", "col": column, "order": list(order or range(players)), "look": []}]
+    s._legal = None
+    s.mark_origin()
+    return s
+
+
+def put_token(s, c: int, token: str) -> None:
+    """Move a token onto a Stray board cell; what lay there goes where the token came from."""
+    old = s.cells[c]
+    if token in s.cells:
+        s.cells[s.cells.index(token)] = old
+    elif token in s.reference:
+        s.reference[s.reference.index(token)] = old
+    else:
+        s.bag.remove(token)
+        if old is not None:
+            s.bag.add(old)
+    s.cells[c] = token
