@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.rules import CHANCE
+from companion.rules import CHANCE, UndoRefusedError
 from companion.rules.food_alley.stray import StrayState
 
 ALL_TOKENS = {t.id for t in StrayState.new(2, 0).components.tokens}
@@ -53,7 +54,10 @@ def test_random_games_keep_every_invariant(players, seed):
                 before = s.to_json()
                 s.apply_action(action)
                 after = StrayState.from_json(s.to_json())
-                if not after.log[-1].get("reveal"):
+                if after.log[-1].get("reveal"):  # no undo across a reveal
+                    with pytest.raises(UndoRefusedError):
+                        after.undo()
+                else:
                     after.undo()
                     assert after.to_json() == before
             else:
