@@ -1,0 +1,94 @@
+"""Board geometry in millimetres, homographies, and cutting the 25 cells out of a frame.
+
+Board coordinates are millimetres on the board, x to the right and y down, with the origin at the
+title corner (row 0 is the title side). A pose is the 3x3 homography from board millimetres to image
+pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.rules.components import Components, food_alley
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Sizes from the component list (board, pitch, token, cell centres) and the printed art."""
+
+    board: float  # mm, the whole board
+    pitch: float
+    token: float
+    centres: np.ndarray  # (5, 5, 2) mm
+    frame: float = 8.0  # the dark printed frame's width (art: 32 px at 4 px/mm)
+    grid_outer: tuple[float, float] = (38.5, 231.75)  # the grid's printed border (art)
+
+    @classmethod
+    def from_components(cls, components: Components | None = None) -> BoardGeometry:
+        g = (components or food_alley()).geometry_mm
+        centres = np.asarray(g["cell_centres"], dtype=np.float64)
+        return cls(float(g["board"]), float(g["cell_pitch"]), float(g["token_diameter"]), centres)
+
+    def corners(self, inset: float = 0.0) -> np.ndarray:
+        """The four corners of the board (or of a square inset into it), clockwise from the
+        title corner, in mm."""
+        a, b = inset, self.board - inset
+        return np.array([[a, a], [b, a], [b, b], [a, b]], dtype=np.float64)
+
+
+def project(pose: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
+    """Board millimetres -> image pixels."""
+    pts = np.asarray(points_mm, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.perspectiveTransform(pts, pose).reshape(-1, 2)
+
+
+def pose_from_corners(corners_px: np.ndarray, corners_mm: np.ndarray) -> np.ndarray:
+    return cv2.getPerspectiveTransform(corners_mm.astype(np.float32),
+                                       np.asarray(corners_px, dtype=np.float32)).astype(np.float64)
+
+
+def scale_mm(px_per_mm: float, origin_mm: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """The homography from board millimetres to a rectified image at px_per_mm."""
+    s = px_per_mm
+    ox, oy = origin_mm
+    return np.array([[s, 0, -ox * s], [0, s, -oy * s], [0, 0, 1]], dtype=np.float64)
+
+
+def rectify(frame: np.ndarray, pose: np.ndarray, px_per_mm: float, size_mm: tuple[float, float],
+            origin_mm: tuple[float, float] = (0.0, 0.0), *, supersample: int = 2) -> np.ndarray:
+    """The board region [origin, origin + size] mm seen from above at px_per_mm.
+
+    Warps at ``supersample`` times the resolution and averages down, to limit aliasing.
+    """
+    s = px_per_mm * supersample
+    out_w = int(round(size_mm[0] * s))
+    out_h = int(round(size_mm[1] * s))
+    to_rect = scale_mm(s, origin_mm) @ np.linalg.inv(pose)
+    warped = cv2.warpPerspective(frame, to_rect, (out_w, out_h), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    if supersample > 1:
+        warped = cv2.resize(warped, (out_w // supersample, out_h // supersample),
+                            interpolation=cv2.INTER_AREA)
+    return warped
+
+
+def cut_cells(frame: np.ndarray, pose: np.ndarray, geometry: BoardGeometry, *, crop_px: int,
+              crop_mm: float) -> np.ndarray:
+    """The 25 cells as (25, crop_px, crop_px, 3) crops, row-major from the title side."""
+    ppm = crop_px / crop_mm
+    centres = geometry.centres.reshape(-1, 2)
+    lo = centres.min(axis=0) - crop_mm / 2
+    hi = centres.max(axis=0) + crop_mm / 2
+    board = rectify(frame, pose, ppm, (hi[0] - lo[0], hi[1] - lo[1]), (lo[0], lo[1]))
+    crops = np.empty((len(centres), crop_px, crop_px, 3), dtype=board.dtype)
+    for i, (cx, cy) in enumerate(centres):
+        x0 = int(round((cx - lo[0] - crop_mm / 2) * ppm))
+        y0 = int(round((cy - lo[1] - crop_mm / 2) * ppm))
+        patch = board[y0:y0 + crop_px, x0:x0 + crop_px]
+        if patch.shape[:2] != (crop_px, crop_px):
+            patch = cv2.resize(patch, (crop_px, crop_px))
+        crops[i] = patch
+    return crops

@@ -1,0 +1,418 @@
+"""Find the board in a frame without markers, fix its orientation, and refine its pose.
+
+1. Candidates: large convex quadrilaterals in an edge map of a small copy of the frame.
+2. Each candidate is tried as the board's outer edge, the inner edge of its dark frame, or the
+   grid's border, in all four rotations; the printed art that tokens never cover (the frame, the
+   title, the grid border) is compared with the rectified frame. The title breaks the symmetry:
+   the best match fixes row 0.
+3. The pose is refined by fitting the four edges of the dark frame's inner border to sub-pixel
+   precision, then checked once more.
+
+A fixed rig passes the last pose in; it is re-checked cheaply and searched again only when the
+board has moved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.vision.assets import load_art
+from companion.vision.geometry import BoardGeometry, pose_from_corners, project, scale_mm
+
+
+class VisionError(RuntimeError):
+    """The frame cannot be read."""
+
+
+class BoardNotFoundError(VisionError):
+    """No board in the frame (or too little of it is visible)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"no board found: {reason}")
+
+
+@dataclass(frozen=True)
+class LocateConfig:
+    """Numbers for the search; see models/reader.yaml."""
+
+    search_width: int = 640
+    template_px_per_mm: float = 0.5
+    accept_score: float = 0.55
+    recheck_score: float = 0.6
+    min_board_fraction: float = 0.15  # of the frame width, at the least
+    edge_search_mm: float = 3.0
+    edge_samples: int = 48
+
+
+@dataclass(frozen=True)
+class BoardPose:
+    pose: np.ndarray  # board mm -> image px
+    score: float  # template agreement, 0..1
+
+    def corners(self, geometry: BoardGeometry) -> np.ndarray:
+        return project(self.pose, geometry.corners())
+
+
+class Template:
+    """The board art seen at low resolution, with the parts tokens and lists may hide masked."""
+
+    def __init__(self, geometry: BoardGeometry, px_per_mm: float) -> None:
+        self.geometry = geometry
+        self.ppm = px_per_mm
+        size = int(round(geometry.board * px_per_mm))
+        art = load_art("board.png")[:, :, :3]
+        gray = cv2.cvtColor((art * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+        self.image = cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA).astype(
+            np.float32)
+        mask = np.ones((size, size), np.uint8)
+        r = (geometry.token / 2 + 4) * px_per_mm
+        for cx, cy in geometry.centres.reshape(-1, 2):
+            cv2.circle(mask, (int(cx * px_per_mm), int(cy * px_per_mm)), int(r), 0, -1)
+        # slots beside the grid, where grocery lists or cards may lie
+        lo, hi = geometry.grid_outer
+        band = 4 * px_per_mm
+        inner0, inner1 = int((geometry.frame + 1) * px_per_mm), int((lo - 1) * px_per_mm)
+        far0, far1 = int((hi + 1) * px_per_mm), int((geometry.board - geometry.frame - 1)
+                                                     * px_per_mm)
+        mid0, mid1 = int(lo * px_per_mm + band * 6), int(hi * px_per_mm - band * 6)
+        for x0, x1, y0, y1 in ((mid0, mid1, inner0, inner1), (mid0, mid1, far0, far1),
+                               (inner0, inner1, mid0, mid1), (far0, far1, mid0, mid1)):
+            mask[y0:y1, x0:x1] = 0
+        self.mask = mask.astype(bool)
+        t = self.image[self.mask]
+        self._t = (t - t.mean()) / (t.std() + 1e-6)
+        self.size = size
+        # the title corner: what tells row 0 from the others
+        self.title_box = (geometry.frame + 1, geometry.frame + 2, 72.0, 32.0)  # x0, y0, x1, y1 mm
+        x0, y0, x1, y1 = (int(v * px_per_mm * 4) for v in self.title_box)
+        big = cv2.resize(gray, (size * 4, size * 4), interpolation=cv2.INTER_AREA)
+        title = big[y0:y1, x0:x1].astype(np.float32)
+        self._title = (title - title.mean()) / (title.std() + 1e-6)
+
+    def score(self, gray: np.ndarray, pose: np.ndarray) -> float:
+        """Normalised correlation of the rectified frame with the art (1 = identical)."""
+        to_rect = scale_mm(self.ppm) @ np.linalg.inv(pose)
+        warped = cv2.warpPerspective(gray, to_rect, (self.size, self.size),
+                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=0)
+        v = warped[self.mask].astype(np.float32)
+        sd = v.std()
+        if sd < 1e-3:
+            return 0.0
+        return float(np.dot((v - v.mean()) / sd, self._t) / len(v))
+
+
+    def title_score(self, gray: np.ndarray, pose: np.ndarray) -> float:
+        """Correlation of the title corner with the art's title."""
+        x0, y0, x1, y1 = self.title_box
+        ppm = self.ppm * 4
+        to_rect = scale_mm(ppm, (x0, y0)) @ np.linalg.inv(pose)
+        w, h = self._title.shape[1], self._title.shape[0]
+        warped = cv2.warpPerspective(gray, to_rect, (w, h), flags=cv2.INTER_AREA,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        v = warped.astype(np.float32)
+        sd = v.std()
+        if sd < 1e-3:
+            return 0.0
+        return float(np.mean((v - v.mean()) / sd * self._title))
+
+
+def rotate_mm(k: int, board: float) -> np.ndarray:
+    """Board mm -> board mm, turned k quarter turns about the centre."""
+    c = board / 2
+    cos, sin = [(1, 0), (0, 1), (-1, 0), (0, -1)][k % 4]
+    t = np.array([[1, 0, c], [0, 1, c], [0, 0, 1]], np.float64)
+    r = np.array([[cos, -sin, 0], [sin, cos, 0], [0, 0, 1]], np.float64)
+    t_inv = np.array([[1, 0, -c], [0, 1, -c], [0, 0, 1]], np.float64)
+    return t @ r @ t_inv
+
+
+_ROTATIONS = [np.roll(np.arange(4), -k) for k in range(4)]
+
+
+class Locator:
+    """Finds the board and its pose in frames; create once, use for every frame."""
+
+    _frame_shape: tuple[int, int] = (1080, 1920)
+
+    def __init__(self, geometry: BoardGeometry | None = None,
+                 config: LocateConfig | None = None) -> None:
+        self.geometry = geometry or BoardGeometry.from_components()
+        self.config = config or LocateConfig()
+        self.template = Template(self.geometry, self.config.template_px_per_mm)
+        g = self.geometry
+        self._hypotheses = [g.corners(0.0), g.corners(g.frame),
+                            np.array([[g.grid_outer[0]] * 2, [g.grid_outer[1], g.grid_outer[0]],
+                                      [g.grid_outer[1]] * 2, [g.grid_outer[0], g.grid_outer[1]]])]
+
+    # --- the search -----------------------------------------------------------------------
+    def locate(self, frame: np.ndarray, previous: BoardPose | None = None) -> BoardPose:
+        """The board's pose in a BGR frame.
+
+        :raises BoardNotFoundError: if no board is visible.
+        """
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
+            raise VisionError("the frame is not a colour image; check the camera or the file")
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        if previous is not None:
+            score = self.template.score(gray, previous.pose)
+            if score >= self.config.recheck_score:
+                refined = self.refine(gray, previous.pose)
+                return refined
+        self._frame_shape = gray.shape[:2]
+        small, scale = self._small(gray)
+        contours = self._contours(small)
+        scored: list[BoardPose] = []
+        for thorough in (False, True):
+            for pose in self._candidates(contours, scale, thorough=thorough):
+                scored.append(BoardPose(pose, self.template.score(gray, pose)))
+            if scored and max(b.score for b in scored) >= self.config.accept_score + 0.25:
+                break
+        if not scored or max(b.score for b in scored) < self.config.accept_score * 0.8:
+            raise BoardNotFoundError("no quadrilateral in the frame looks like the board")
+        scored.sort(key=lambda b: -b.score)
+        refined = max((self.refine(gray, self.orient(gray, b.pose)) for b in scored[:3]),
+                      key=lambda b: b.score)
+        if refined.score < self.config.accept_score:
+            raise BoardNotFoundError(
+                f"the best match ({refined.score:.2f}) is too weak to be the board")
+        return refined
+
+    def _small(self, gray: np.ndarray) -> tuple[np.ndarray, float]:
+        h, w = gray.shape
+        scale = self.config.search_width / w
+        small = cv2.resize(gray, (self.config.search_width, int(round(h * scale))),
+                           interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (5, 5), 0), scale
+
+    def _contours(self, small: np.ndarray) -> list[np.ndarray]:
+        """Large outlines from an edge map and from dark and light regions."""
+        median = float(np.median(small))
+        edges = cv2.Canny(small, max(10, 0.4 * median), max(30, 1.0 * median))
+        edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
+        found = list(cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0])
+        otsu, _ = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        for mask in (small < otsu, small >= otsu):
+            m = cv2.morphologyEx(mask.astype(np.uint8) * 255, cv2.MORPH_OPEN,
+                                 np.ones((3, 3), np.uint8))
+            found += list(cv2.findContours(m, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0])
+        min_side = self.config.min_board_fraction * self.config.search_width * 0.3
+        return [c for c in found if cv2.arcLength(c, True) >= 4 * min_side]
+
+    def _candidates(self, contours: list[np.ndarray], scale: float, *, thorough: bool
+                    ) -> list[np.ndarray]:
+        """Board poses to try: a quadrilateral per outline, as each of the three printed squares.
+
+        The quick pass takes each outline's convex hull; the thorough pass, for boards whose
+        outline a hand or arm breaks, fits straight lines to the outline and tries every
+        quadrilateral that two pairs of them make.
+        """
+        min_side = self.config.min_board_fraction * self.config.search_width * 0.3
+        quads: list[np.ndarray] = []
+        for contour in contours:
+            if not thorough:
+                hull = cv2.convexHull(contour)
+                if cv2.contourArea(hull) < min_side ** 2:
+                    continue
+                approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
+                if len(approx) == 4 and cv2.isContourConvex(approx):
+                    quads.append(approx.reshape(4, 2).astype(np.float64))
+            elif cv2.contourArea(cv2.convexHull(contour)) >= min_side ** 2:
+                quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
+        unique: list[np.ndarray] = []
+        for quad in quads:
+            if not any(np.allclose(quad, q, atol=4) for q in unique):
+                unique.append(quad)
+        poses = []
+        h, w = self._frame_shape
+        slack = 0.02 * w
+        for quad in unique:
+            ordered = _clockwise(quad / scale)
+            for corners_mm in self._hypotheses:
+                pose = pose_from_corners(ordered, corners_mm)
+                board = project(pose, self.geometry.corners())
+                if not np.all(np.isfinite(board)):
+                    continue
+                if (board[:, 0].min() < -slack or board[:, 1].min() < -slack
+                        or board[:, 0].max() > w + slack or board[:, 1].max() > h + slack):
+                    continue  # the board must be in the frame
+                if not _plausible(board, w, self.config):
+                    continue
+                poses.append(pose)
+        return poses
+
+    def orient(self, gray: np.ndarray, pose: np.ndarray) -> np.ndarray:
+        """Of the four quarter turns of a pose, the one that puts the title in its corner."""
+        turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
+        scores = [self.template.title_score(gray, t) for t in turns]
+        return turns[int(np.argmax(scores))]
+
+    # --- refinement -------------------------------------------------------------------------
+    def refine(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
+        """Fit the four edges of the frame's inner border (dark outside, light inside)."""
+        g = self.geometry
+        inset = g.frame
+        corners_mm = g.corners(inset)
+        lines = []
+        for k in range(4):
+            a, b = corners_mm[k], corners_mm[(k + 1) % 4]
+            line = self._fit_edge(gray, pose, a, b)
+            if line is None:
+                return BoardPose(pose, self.template.score(gray, pose))
+            lines.append(line)
+        pts = []
+        for k in range(4):
+            p = _intersect(lines[k - 1], lines[k])
+            if p is None:
+                return BoardPose(pose, self.template.score(gray, pose))
+            pts.append(p)
+        refined = pose_from_corners(np.array(pts), corners_mm)
+        moved = np.abs(project(refined, g.corners()) - project(pose, g.corners())).max()
+        if not np.isfinite(moved) or moved > 40:
+            return BoardPose(pose, self.template.score(gray, pose))
+        return BoardPose(refined, self.template.score(gray, refined))
+
+    def _fit_edge(self, gray: np.ndarray, pose: np.ndarray, a: np.ndarray, b: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Sub-pixel points along one edge, where brightness rises from the frame inwards; a
+        robust line through them (point, direction) in image pixels."""
+        cfg = self.config
+        n = cfg.edge_samples
+        t = np.linspace(0.08, 0.92, n)
+        along = a[None, :] + t[:, None] * (b - a)[None, :]
+        direction = (b - a) / np.linalg.norm(b - a)
+        inward = np.array([-direction[1], direction[0]])  # clockwise corners: inside is left
+        centre = np.full(2, self.geometry.board / 2)
+        if np.dot(centre - a, inward) < 0:
+            inward = -inward
+        offsets = np.linspace(-cfg.edge_search_mm, cfg.edge_search_mm, 25)
+        samples_mm = along[:, None, :] + offsets[None, :, None] * inward[None, None, :]
+        px = project(pose, samples_mm.reshape(-1, 2)).reshape(n, len(offsets), 2)
+        values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
+                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        values = values.astype(np.float32)
+        grad = values[:, 2:] - values[:, :-2]  # rising inwards
+        idx = np.argmax(grad, axis=1)
+        strength = grad[np.arange(n), idx]
+        ok = (strength > 12) & (idx > 0) & (idx < grad.shape[1] - 1)
+        if ok.sum() < n // 3:
+            return None
+        # parabolic sub-sample peak
+        i = idx[ok]
+        rows = np.nonzero(ok)[0]
+        g0, g1, g2 = grad[rows, i - 1], grad[rows, i], grad[rows, i + 1]
+        denom = g0 - 2 * g1 + g2
+        frac = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / denom, 0.0)
+        pos = i + 1 + np.clip(frac, -0.5, 0.5)
+        step = offsets[1] - offsets[0]
+        off_mm = offsets[0] + pos * step
+        pts_mm = along[rows] + off_mm[:, None] * inward[None, :]
+        pts = project(pose, pts_mm)
+        return _robust_line(pts)
+
+
+def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
+                rng_seed: int = 0) -> list[np.ndarray]:
+    """Quadrilaterals from the longest straight runs of an outline (sequential RANSAC)."""
+    rng = np.random.default_rng(rng_seed)
+    pts = points
+    lines = []
+    for _ in range(lines_wanted):
+        if len(pts) < 20:
+            break
+        i = rng.integers(len(pts), size=(120, 2))
+        a, b = pts[i[:, 0]], pts[i[:, 1]]
+        d = b - a
+        norm = np.linalg.norm(d, axis=1)
+        good = norm > 5
+        if not good.any():
+            break
+        a, d = a[good], d[good] / norm[good][:, None]
+        normal = np.stack([-d[:, 1], d[:, 0]], axis=1)
+        dist = np.abs((pts[None, :, :] - a[:, None, :]) @ normal[:, :, None][:, :, 0:1]
+                      ).squeeze(-1) if False else np.abs(
+            np.einsum("hnk,hk->hn", pts[None, :, :] - a[:, None, :], normal))
+        inliers = dist < 1.5
+        best = int(np.argmax(inliers.sum(axis=1)))
+        mask = inliers[best]
+        if mask.sum() < min_side * 0.5:
+            break
+        sel = pts[mask]
+        vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+        pts = pts[~mask]
+    quads = []
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if abs(np.dot(lines[i][1], lines[j][1])) < 0.9:  # a pair must be near parallel
+                continue
+            for k in range(len(lines)):
+                for m in range(k + 1, len(lines)):
+                    if len({i, j, k, m}) < 4 or abs(np.dot(lines[k][1], lines[m][1])) < 0.9:
+                        continue
+                    if abs(np.dot(lines[i][1], lines[k][1])) > 0.5:  # pairs near perpendicular
+                        continue
+                    if (k, m) < (i, j):
+                        continue
+                    corners = [_intersect(lines[a], lines[b])
+                               for a, b in ((i, k), (k, j), (j, m), (m, i))]
+                    if any(c is None for c in corners):
+                        continue
+                    quad = np.array(corners)
+                    if cv2.contourArea(quad.astype(np.float32)) >= min_side ** 2:
+                        quads.append(quad)
+    return quads
+
+
+def _plausible(board: np.ndarray, frame_width: int, cfg: LocateConfig) -> bool:
+    """A board seen from above, tilted at most about 15 degrees: near square, not too small."""
+    sides = np.linalg.norm(board - np.roll(board, -1, axis=0), axis=1)
+    if sides.min() < cfg.min_board_fraction * frame_width or sides.max() > 0.9 * frame_width:
+        return False
+    if sides.max() / sides.min() > 1.45:
+        return False
+    for k in range(4):
+        a = board[k - 1] - board[k]
+        b = board[(k + 1) % 4] - board[k]
+        cos = np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b))
+        if abs(cos) > 0.5:  # corners between 60 and 120 degrees
+            return False
+    return True
+
+
+def _clockwise(quad: np.ndarray) -> np.ndarray:
+    """Order 4 image points clockwise (in image coordinates, y down), starting anywhere."""
+    centre = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    return quad[np.argsort(ang)]
+
+
+def _robust_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    keep = np.ones(len(pts), bool)
+    for _ in range(3):
+        if keep.sum() < 6:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(pts[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
+                                     0.01).ravel()
+        d = np.array([vx, vy], np.float64)
+        p = np.array([x0, y0], np.float64)
+        normal = np.array([-d[1], d[0]])
+        res = np.abs((pts - p) @ normal)
+        cut = max(1.0, 3 * np.median(res[keep]))
+        keep = res <= cut
+    return p, d
+
+
+def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
+               ) -> np.ndarray | None:
+    p1, d1 = l1
+    p2, d2 = l2
+    m = np.array([d1, -d2]).T
+    if abs(np.linalg.det(m)) < 1e-9:
+        return None
+    t = np.linalg.solve(m, p2 - p1)
+    return p1 + t[0] * d1

@@ -1,0 +1,360 @@
+"""Camera-like scenes made from the component art, with their truth (for training and tests).
+
+A scene is the board on a table under an overhead camera: any yaw, a tilt up to about 15 degrees,
+the board 30-50 % of the frame width; tokens a few mm off-centre at any rotation; shoppers on coins;
+cats face up and face down; empty cells; varied tables, light colour, gradients, vignetting, glare,
+shadows, defocus, sensor noise and JPEG compression; sometimes a hand or arm over the board.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from companion.rules.components import Components, food_alley
+from companion.vision.assets import Label, labels, load_art
+from companion.vision.geometry import BoardGeometry, pose_from_corners, project
+
+ART_PX_PER_MM = 4.0
+FRAME_SIZE = (1920, 1080)
+
+
+@dataclass
+class SceneStyle:
+    """How much of each nuisance a scene gets; every range is sampled per scene."""
+
+    board_fraction: tuple[float, float] = (0.30, 0.50)
+    max_tilt_deg: float = 15.0
+    offset_mm: float = 2.5
+    hand_probability: float = 0.15
+    glare_probability: float = 0.4
+    shadow_probability: float = 0.5
+    blur_sigma: tuple[float, float] = (0.0, 1.4)
+    noise_sigma: tuple[float, float] = (0.0, 7.0)
+    jpeg_quality: tuple[int, int] = (55, 95)
+
+
+@dataclass
+class Scene:
+    frame: np.ndarray  # (H, W, 3) uint8 BGR
+    pose: np.ndarray  # board mm -> image px
+    corners: np.ndarray  # (4, 2) image px, clockwise from the title corner
+    cells: list[str]  # 25 label names, row-major from the title side
+    covered: np.ndarray = field(default_factory=lambda: np.zeros(25))  # hand cover per cell
+
+
+def random_layout(rng: np.random.Generator, components: Components | None = None) -> list[Label]:
+    """25 cell contents; each token, face-up cat and shopper at most once."""
+    c = components or food_alley()
+    all_labels = labels(c)
+    by_kind: dict[str, list[Label]] = {}
+    for lab in all_labels:
+        by_kind.setdefault(lab.kind, []).append(lab)
+    kinds = ["ingredient", "coin", "cat", "cat-back", "shopper", "empty"]
+    weights = np.array([0.38, 0.24, 0.17, 0.06, 0.07, 0.08])
+    used_tokens: set[str] = set()
+    used: set[str] = set()
+    backs: dict[str, int] = {}
+    out: list[Label] = []
+    for _ in range(25):
+        while True:
+            kind = kinds[rng.choice(len(kinds), p=weights / weights.sum())]
+            if kind == "empty":
+                out.append(Label("empty"))
+                break
+            lab = by_kind[kind][rng.integers(len(by_kind[kind]))]
+            if lab.token and lab.token in used_tokens:
+                continue
+            if lab.kind in ("cat", "shopper") and lab.name in used:
+                continue
+            if lab.kind == "cat-back":
+                if backs.get(lab.player or "", 0) >= len(c.cat_values) // 2:
+                    continue
+                backs[lab.player or ""] = backs.get(lab.player or "", 0) + 1
+            if lab.token:
+                used_tokens.add(lab.token)
+            used.add(lab.name)
+            out.append(lab)
+            break
+    return out
+
+
+def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, float],
+               size_px: float, angle_deg: float, *, opacity: float = 1.0,
+               shadow: tuple[float, float, float] | None = None) -> None:
+    """Alpha-blend art (BGRA 0..1) onto canvas (BGR 0..1) at a centre, size and rotation.
+
+    ``shadow`` = (dx, dy, strength) in canvas px draws a soft shadow first.
+    """
+    h = art.shape[0]
+    scale = size_px / h
+    pad = int(size_px * 0.75) + 8
+    cx, cy = centre_px
+    x0, y0 = int(cx) - pad, int(cy) - pad
+    local = (cx - x0, cy - y0)
+    m = cv2.getRotationMatrix2D((h / 2, h / 2), angle_deg, scale)
+    m[0, 2] += local[0] - h / 2
+    m[1, 2] += local[1] - h / 2
+    patch = cv2.warpAffine(art, m, (2 * pad, 2 * pad), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    H, W = canvas.shape[:2]
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + 2 * pad, W), min(y0 + 2 * pad, H)
+    if xa >= xb or ya >= yb:
+        return
+    sub = canvas[ya:yb, xa:xb]
+    p = patch[ya - y0:yb - y0, xa - x0:xb - x0]
+    alpha = p[:, :, 3:4] * opacity
+    if shadow is not None:
+        dx, dy, strength = shadow
+        sm = np.float32([[1, 0, dx], [0, 1, dy]])
+        sa = cv2.warpAffine(np.ascontiguousarray(alpha[:, :, 0]), sm, (alpha.shape[1],
+                            alpha.shape[0]))
+        k = max(3, int(size_px * 0.08) | 1)
+        sa = cv2.GaussianBlur(sa, (k, k), 0)[:, :, None]
+        sub *= 1 - strength * sa
+    sub[:] = sub * (1 - alpha) + p[:, :, :3] * alpha
+
+
+def render_board(layout: list[Label], rng: np.random.Generator,
+                 geometry: BoardGeometry | None = None, style: SceneStyle | None = None,
+                 ) -> np.ndarray:
+    """The board seen from straight above at 4 px/mm (BGR float 0..1) with its tokens."""
+    g = geometry or BoardGeometry.from_components()
+    st = style or SceneStyle()
+    board = load_art("board.png")[:, :, :3].copy()
+    # printed boards differ a little from the art
+    board *= rng.uniform(0.92, 1.06, size=3).astype(np.float32)
+    token_px = g.token * ART_PX_PER_MM
+    light = rng.uniform(0, 2 * math.pi)
+    shadow_dir = (math.cos(light), math.sin(light))
+    for lab, (cx, cy) in zip(layout, g.centres.reshape(-1, 2), strict=True):
+        if lab.kind == "empty":
+            continue
+        off = np.clip(rng.normal(0, st.offset_mm / 2, 2), -st.offset_mm, st.offset_mm)
+        centre = ((cx + off[0]) * ART_PX_PER_MM, (cy + off[1]) * ART_PX_PER_MM)
+        angle = float(rng.uniform(0, 360))
+        shadow = (shadow_dir[0] * 3, shadow_dir[1] * 3, 0.35)
+        if lab.kind == "shopper":
+            coin = _random_coin(rng)
+            _composite(board, load_art(coin), centre, token_px, angle, shadow=shadow)
+            pawn_off = rng.normal(0, 1.0, 2) * ART_PX_PER_MM
+            pawn = (centre[0] + pawn_off[0], centre[1] + pawn_off[1])
+            tall = (shadow_dir[0] * 14, shadow_dir[1] * 14, 0.45)
+            _composite(board, load_art(lab.art() or ""), pawn, token_px * rng.uniform(0.95, 1.1),
+                       float(rng.uniform(0, 360)), shadow=tall)
+        else:
+            art = load_art(lab.art() or "")
+            tint = art.copy()
+            tint[:, :, :3] *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
+            _composite(board, tint, centre, token_px * rng.uniform(0.97, 1.03), angle,
+                       shadow=shadow)
+    return np.minimum(board, 1.0)
+
+
+def _random_coin(rng: np.random.Generator) -> str:
+    tokens = food_alley().tokens
+    return f"token-{tokens[rng.integers(len(tokens))].id}-coin.png"
+
+
+@lru_cache(maxsize=4)
+def _grids(size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    w, h = size
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    return xs, ys
+
+
+def _smooth_noise(rng: np.random.Generator, size: tuple[int, int], cell: int) -> np.ndarray:
+    """Low-frequency noise, made small and scaled up (fast)."""
+    w, h = size
+    small = rng.standard_normal((h // cell + 2, w // cell + 2), dtype=np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _blur_large(image: np.ndarray, sigma: float) -> np.ndarray:
+    """A wide Gaussian blur done at a quarter of the resolution."""
+    h, w = image.shape[:2]
+    small = cv2.resize(image, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), max(sigma / 4, 0.5))
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _table(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    w, h = size
+    hue = rng.uniform(0, 180)
+    sat = rng.uniform(0, 160)
+    val = rng.uniform(40, 235)
+    base = cv2.cvtColor(np.uint8([[[hue, sat, val]]]), cv2.COLOR_HSV2BGR)[0, 0] / 255.0
+    low = _smooth_noise(rng, size, 40)
+    shade = 1 + 0.08 * low
+    style = rng.integers(4)
+    xs, ys = _grids(size)
+    if style == 1:  # wood grain
+        angle = rng.uniform(0, math.pi)
+        t = xs * math.cos(angle) + ys * math.sin(angle)
+        shade *= 1 + np.sin(t / rng.uniform(6, 30) + 3 * low) * rng.uniform(0.03, 0.12)
+    table = shade[:, :, None] * base.astype(np.float32)
+    if style == 2:  # cloth check
+        period = float(rng.integers(30, 120))
+        check = ((np.floor(xs / period) + np.floor(ys / period)) % 2)[:, :, None]
+        other = rng.uniform(0.2, 1.0, 3).astype(np.float32)
+        table = table * (1 - check * 0.5) + other * check * 0.5
+    elif style == 3:  # fine texture
+        table *= (1 + 0.05 * _smooth_noise(rng, size, 3))[:, :, None]
+    return table
+
+
+def _board_pose(rng: np.random.Generator, g: BoardGeometry, size: tuple[int, int],
+                st: SceneStyle) -> np.ndarray:
+    """A camera looking down at the board: yaw, tilt, distance and position in the frame."""
+    w, h = size
+    f = rng.uniform(1100, 2200)
+    yaw = rng.uniform(0, 2 * math.pi)
+    tilt = math.radians(rng.uniform(0, st.max_tilt_deg))
+    axis = rng.uniform(0, 2 * math.pi)
+    half = g.board / 2
+    pts = g.corners() - half
+    # rotate in the board plane (yaw), then tilt about an in-plane axis
+    cz, sz = math.cos(yaw), math.sin(yaw)
+    rz = np.array([[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]])
+    ax = np.array([math.cos(axis), math.sin(axis), 0.0])
+    kx = np.array([[0, -ax[2], ax[1]], [ax[2], 0, -ax[0]], [-ax[1], ax[0], 0]])
+    rt = np.eye(3) + math.sin(tilt) * kx + (1 - math.cos(tilt)) * kx @ kx
+    target_w = rng.uniform(*st.board_fraction) * w
+    z0 = f * g.board / target_w
+    p3 = (rt @ rz @ np.c_[pts, np.zeros(4)].T).T + np.array([0, 0, z0])
+    img = f * p3[:, :2] / p3[:, 2:3]
+    lo, hi = img.min(axis=0), img.max(axis=0)
+    margin = 20
+    span = hi - lo
+    if span[1] > h - 2 * margin:  # too tall for the frame: shrink
+        img *= (h - 2 * margin) / span[1]
+        lo, hi = img.min(axis=0), img.max(axis=0)
+        span = hi - lo
+    x = rng.uniform(margin, max(margin + 1, w - margin - span[0])) - lo[0]
+    y = rng.uniform(margin, max(margin + 1, h - margin - span[1])) - lo[1]
+    corners = img + np.array([x, y])
+    return pose_from_corners(corners, g.corners())
+
+
+def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """An arm reaching from a frame edge to a point: (colour image, mask 0..1)."""
+    w, h = size
+    mask = np.zeros((h, w), np.float32)
+    edge = rng.integers(4)
+    start = [(rng.uniform(0, w), -50), (w + 50, rng.uniform(0, h)), (rng.uniform(0, w), h + 50),
+             (-50, rng.uniform(0, h))][edge]
+    tip = target + rng.normal(0, 40, 2)
+    width = rng.uniform(70, 140)
+    cv2.line(mask, (int(start[0]), int(start[1])), (int(tip[0]), int(tip[1])), 1.0,
+             int(width))
+    palm = (int(tip[0]), int(tip[1]))
+    ang = math.degrees(math.atan2(tip[1] - start[1], tip[0] - start[0]))
+    cv2.ellipse(mask, palm, (int(width * 0.9), int(width * 0.6)), ang, 0, 360, 1.0, -1)
+    for k in range(4):  # fingers
+        a = math.radians(ang + (k - 1.5) * 14)
+        end = (int(palm[0] + math.cos(a) * width * 1.5), int(palm[1] + math.sin(a) * width * 1.5))
+        cv2.line(mask, palm, end, 1.0, int(width * 0.22))
+    mask = cv2.GaussianBlur(mask, (7, 7), 0)
+    skin = np.array([rng.uniform(60, 190), rng.uniform(90, 200), rng.uniform(130, 240)],
+                    np.float32) / 255
+    shade = _blur_large(mask, width / 3)
+    colour = np.ones((h, w, 3), np.float32) * skin * (0.75 + 0.35 * shade[:, :, None])
+    return colour, mask
+
+
+def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
+                 size: tuple[int, int] = FRAME_SIZE, style: SceneStyle | None = None,
+                 hand: bool | None = None, components: Components | None = None) -> Scene:
+    """One camera frame of the board with its truth."""
+    c = components or food_alley()
+    g = BoardGeometry.from_components(c)
+    st = style or SceneStyle()
+    layout = layout or random_layout(rng, c)
+    board = render_board(layout, rng, g, st)
+    pose = _board_pose(rng, g, size, st)
+    w, h = size
+    frame = _table(rng, size)
+    to_img = pose @ np.diag([1 / ART_PX_PER_MM, 1 / ART_PX_PER_MM, 1.0])
+    warped = cv2.warpPerspective(board, to_img, size, flags=cv2.INTER_LINEAR)
+    inside = cv2.warpPerspective(np.ones(board.shape[:2], np.float32), to_img, size,
+                                 flags=cv2.INTER_LINEAR)
+    # the board's shadow on the table
+    sh = _blur_large(np.roll(inside, (int(rng.integers(4, 14)), int(rng.integers(4, 14))),
+                             (0, 1)), 8)
+    frame *= (1 - 0.35 * sh)[:, :, None]
+    frame = frame * (1 - inside[:, :, None]) + warped * inside[:, :, None]
+    covered = np.zeros(25)
+    if hand if hand is not None else rng.random() < st.hand_probability:
+        target = project(pose, g.centres.reshape(-1, 2)[rng.integers(25)][None])[0]
+        colour, mask = _hand(rng, size, target)
+        hs = _blur_large(np.roll(mask, (18, 18), (0, 1)), 10)
+        frame *= (1 - 0.3 * hs)[:, :, None]
+        frame = frame * (1 - mask[:, :, None]) + colour * mask[:, :, None]
+        covered = _coverage(mask, pose, g)
+    frame = _light(frame, rng, st)
+    frame = _camera(frame, rng, st)
+    corners = project(pose, g.corners())
+    return Scene(frame, pose, corners, [lab.name for lab in layout], covered)
+
+
+def _coverage(mask: np.ndarray, pose: np.ndarray, g: BoardGeometry) -> np.ndarray:
+    """How much of each cell's token disc the hand covers (0..1)."""
+    out = np.zeros(25)
+    angles = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+    ring = np.c_[np.cos(angles), np.sin(angles)] * g.token / 2
+    for i, centre in enumerate(g.centres.reshape(-1, 2)):
+        poly = project(pose, ring + centre).astype(np.int32)
+        x, y, bw, bh = cv2.boundingRect(poly)
+        disc = np.zeros((bh, bw), np.uint8)
+        cv2.fillPoly(disc, [poly - [x, y]], 1)
+        sub = mask[max(y, 0):y + bh, max(x, 0):x + bw]
+        d = disc[:sub.shape[0], :sub.shape[1]].astype(bool)
+        out[i] = float((sub[d] > 0.5).mean()) if d.any() else 0.0
+    return out
+
+
+def _light(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.ndarray:
+    h, w = frame.shape[:2]
+    gains = rng.uniform(0.85, 1.15, 3).astype(np.float32) * rng.uniform(0.6, 1.25)
+    xs, ys = _grids((w // 8, h // 8))
+    sw, sh = w // 8, h // 8
+    ang = rng.uniform(0, 2 * math.pi)
+    grad = 1 + rng.uniform(0, 0.35) * ((xs / sw - 0.5) * math.cos(ang) + (ys / sh - 0.5)
+                                       * math.sin(ang))
+    r2 = ((xs - sw / 2) / (sw / 2)) ** 2 + ((ys - sh / 2) / (sh / 2)) ** 2
+    vignette = 1 - rng.uniform(0, 0.35) * r2 / 2
+    field_ = cv2.resize(grad * vignette, (w, h), interpolation=cv2.INTER_LINEAR)
+    frame = frame * field_[:, :, None] * gains
+    if rng.random() < st.shadow_probability:
+        poly = (rng.uniform(0, 1, (int(rng.integers(3, 7)), 2)) * [w, h]).astype(np.int32)
+        shade = np.zeros((h, w), np.float32)
+        cv2.fillPoly(shade, [cv2.convexHull(poly)], 1.0)
+        shade = _blur_large(shade, rng.uniform(5, 40))
+        frame *= (1 - rng.uniform(0.2, 0.5) * shade)[:, :, None]
+    if rng.random() < st.glare_probability:
+        glare = np.zeros((h, w), np.float32)
+        centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+        axes = (int(rng.uniform(20, 160)), int(rng.uniform(15, 90)))
+        cv2.ellipse(glare, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
+        glare = _blur_large(glare, rng.uniform(8, 30))
+        frame = frame + rng.uniform(0.2, 0.7) * glare[:, :, None]
+    return frame
+
+
+def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.ndarray:
+    sigma = rng.uniform(*st.blur_sigma)
+    if sigma > 0.3:
+        frame = cv2.GaussianBlur(frame, (0, 0), sigma)
+    noise = np.empty(frame.shape, np.float32)
+    cv2.setRNGSeed(int(rng.integers(2**31)))
+    cv2.randn(noise, 0.0, float(rng.uniform(*st.noise_sigma)))
+    img = cv2.convertScaleAbs(cv2.scaleAdd(frame, 255.0, noise))
+    quality = int(rng.integers(st.jpeg_quality[0], st.jpeg_quality[1] + 1))
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
