@@ -151,6 +151,90 @@ def _cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cell_text(cell: dict[str, Any]) -> str:
+    kind = cell["kind"]
+    if kind in ("ingredient", "coin"):
+        return f"{cell['token']}{'' if kind == 'ingredient' else ' (coin)'}"
+    if kind == "cat":
+        return f"cat {cell['player']} {cell['value']}"
+    if kind == "cat-back":
+        return f"cat {cell['player']} ?"
+    if kind == "shopper":
+        return f"shopper {cell['player']}"
+    return "." if kind == "empty" else "??"
+
+
+def grid_table(cells: list[list[dict[str, Any]]]) -> str:
+    """The 5x5 grid as a readable table, row 1 on the title side."""
+    texts = [[_cell_text(c) for c in row] for row in cells]
+    width = max(len(t) for row in texts for t in row)
+    header = "    " + " ".join(f"{col:<{width}}" for col in "abcde")
+    lines = [header]
+    for r, row in enumerate(texts):
+        lines.append(f"{r + 1:>2}  " + " ".join(f"{t:<{width}}" for t in row))
+    return "\n".join(lines)
+
+
+def _cmd_scan(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from companion.vision.locate import VisionError
+    from companion.vision.reader import BoardReader, read_image
+
+    try:
+        reader = BoardReader(Path(args.model) if args.model else None)
+    except VisionError as exc:
+        print(f"companion scan: {exc}", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in args.images:
+        path = Path(name)
+        try:
+            frame = read_image(path)
+        except VisionError as exc:
+            failed += 1
+            if args.json:
+                print(json.dumps({"image": name, "board": {"found": False, "corners": None},
+                                  "cells": None, "ms": 0.0, "error": str(exc)}))
+            else:
+                print(f"{name}: {exc}\n")
+            continue
+        reading = reader.read(frame)
+        if not reading.found:
+            failed += 1
+        if args.json:
+            print(json.dumps({"image": name, **reading.to_json()}))
+        elif reading.found:
+            print(f"{name} ({reading.ms:.0f} ms):\n{grid_table(reading.cells)}\n")
+        else:
+            print(f"{name}: no board found ({reading.reason})\n")
+    return 1 if failed else 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    try:
+        from companion.vision.train import TrainConfig, train
+    except ImportError as exc:
+        print(f"companion train: {exc}; install the train extra: pip install -e '.[train]'",
+              file=sys.stderr)
+        return 2
+    config = TrainConfig(scenes=args.scenes, val_scenes=args.val_scenes, epochs=args.epochs,
+                         seed=args.seed, workers=args.workers)
+    train(Path(args.out), config)
+    return 0
+
+
+def _cmd_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from companion.vision.fixtures import write_fixtures
+
+    write_fixtures(Path(args.out), args.count, args.seed, hand_every=args.hand_every)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="companion", description="Food Alley Companion")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -161,6 +245,25 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--auto", action="store_true", help="seeded random legal moves")
     play.add_argument("--json", action="store_true", help="one JSON object per line")
     play.set_defaults(func=_cmd_play)
+    scan = sub.add_parser("scan", help="read the board in camera images")
+    scan.add_argument("images", nargs="+")
+    scan.add_argument("--json", action="store_true", help="one JSON object per image")
+    scan.add_argument("--model", help="folder with cells.onnx, cells.json, reader.yaml")
+    scan.set_defaults(func=_cmd_scan)
+    train = sub.add_parser("train", help="train the cell classifier (needs the train extra)")
+    train.add_argument("--out", default="models")
+    train.add_argument("--scenes", type=int, default=3000)
+    train.add_argument("--val-scenes", type=int, default=200)
+    train.add_argument("--epochs", type=int, default=10)
+    train.add_argument("--seed", type=int, default=1)
+    train.add_argument("--workers", type=int, default=2)
+    train.set_defaults(func=_cmd_train)
+    render = sub.add_parser("render", help="render camera-like scenes with their truth")
+    render.add_argument("--out", required=True)
+    render.add_argument("--count", type=int, default=30)
+    render.add_argument("--seed", type=int, default=2026)
+    render.add_argument("--hand-every", type=int, default=5)
+    render.set_defaults(func=_cmd_render)
     return parser
 
 

@@ -97,8 +97,7 @@ class Template:
         """Normalised correlation of the rectified frame with the art (1 = identical)."""
         to_rect = scale_mm(self.ppm) @ np.linalg.inv(pose)
         warped = cv2.warpPerspective(gray, to_rect, (self.size, self.size),
-                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_CONSTANT,
-                                     borderValue=0)
+                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
         v = warped[self.mask].astype(np.float32)
         sd = v.std()
         if sd < 1e-3:
@@ -113,7 +112,7 @@ class Template:
         to_rect = scale_mm(ppm, (x0, y0)) @ np.linalg.inv(pose)
         w, h = self._title.shape[1], self._title.shape[0]
         warped = cv2.warpPerspective(gray, to_rect, (w, h), flags=cv2.INTER_AREA,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+                                     borderMode=cv2.BORDER_REPLICATE)
         v = warped.astype(np.float32)
         sd = v.std()
         if sd < 1e-3:
@@ -175,8 +174,7 @@ class Locator:
         if not scored or max(b.score for b in scored) < self.config.accept_score * 0.8:
             raise BoardNotFoundError("no quadrilateral in the frame looks like the board")
         scored.sort(key=lambda b: -b.score)
-        refined = max((self.refine(gray, self.orient(gray, b.pose)) for b in scored[:3]),
-                      key=lambda b: b.score)
+        refined = max((self._finish(gray, b.pose) for b in scored[:3]), key=lambda b: b.score)
         if refined.score < self.config.accept_score:
             raise BoardNotFoundError(
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
@@ -229,7 +227,7 @@ class Locator:
                 unique.append(quad)
         poses = []
         h, w = self._frame_shape
-        slack = 0.02 * w
+        slack = 0.005 * w
         for quad in unique:
             ordered = _clockwise(quad / scale)
             for corners_mm in self._hypotheses:
@@ -240,10 +238,16 @@ class Locator:
                 if (board[:, 0].min() < -slack or board[:, 1].min() < -slack
                         or board[:, 0].max() > w + slack or board[:, 1].max() > h + slack):
                     continue  # the board must be in the frame
-                if not _plausible(board, w, self.config):
+                if not _plausible(board, w, h, self.config):
                     continue
                 poses.append(pose)
         return poses
+
+    def _finish(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
+        """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""
+        refined = self.refine(gray, pose)
+        oriented = self.orient(gray, refined.pose)
+        return BoardPose(oriented, refined.score)
 
     def orient(self, gray: np.ndarray, pose: np.ndarray) -> np.ndarray:
         """Of the four quarter turns of a pose, the one that puts the title in its corner."""
@@ -253,14 +257,19 @@ class Locator:
 
     # --- refinement -------------------------------------------------------------------------
     def refine(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
-        """Fit the four edges of the frame's inner border (dark outside, light inside)."""
+        """Fit the four edges of the frame's inner border (dark outside, light inside): first
+        searching wide, then close."""
+        first = self._refine(gray, pose, self.config.edge_search_mm * 2.5)
+        return self._refine(gray, first.pose, self.config.edge_search_mm)
+
+    def _refine(self, gray: np.ndarray, pose: np.ndarray, search_mm: float) -> BoardPose:
         g = self.geometry
         inset = g.frame
         corners_mm = g.corners(inset)
         lines = []
         for k in range(4):
             a, b = corners_mm[k], corners_mm[(k + 1) % 4]
-            line = self._fit_edge(gray, pose, a, b)
+            line = self._fit_edge(gray, pose, a, b, search_mm)
             if line is None:
                 return BoardPose(pose, self.template.score(gray, pose))
             lines.append(line)
@@ -276,8 +285,8 @@ class Locator:
             return BoardPose(pose, self.template.score(gray, pose))
         return BoardPose(refined, self.template.score(gray, refined))
 
-    def _fit_edge(self, gray: np.ndarray, pose: np.ndarray, a: np.ndarray, b: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    def _fit_edge(self, gray: np.ndarray, pose: np.ndarray, a: np.ndarray, b: np.ndarray,
+                  search_mm: float) -> tuple[np.ndarray, np.ndarray] | None:
         """Sub-pixel points along one edge, where brightness rises from the frame inwards; a
         robust line through them (point, direction) in image pixels."""
         cfg = self.config
@@ -289,7 +298,7 @@ class Locator:
         centre = np.full(2, self.geometry.board / 2)
         if np.dot(centre - a, inward) < 0:
             inward = -inward
-        offsets = np.linspace(-cfg.edge_search_mm, cfg.edge_search_mm, 25)
+        offsets = np.linspace(-search_mm, search_mm, int(search_mm * 8) | 1)
         samples_mm = along[:, None, :] + offsets[None, :, None] * inward[None, None, :]
         px = project(pose, samples_mm.reshape(-1, 2)).reshape(n, len(offsets), 2)
         values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
@@ -346,6 +355,27 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
         pts = pts[~mask]
     quads = []
+    # an arm may hide most of one side: complete three sides into a square
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if abs(np.dot(lines[i][1], lines[j][1])) < 0.95:
+                continue
+            normal = np.array([-lines[i][1][1], lines[i][1][0]])
+            gap = abs(np.dot(lines[j][0] - lines[i][0], normal))
+            if gap < min_side:
+                continue
+            for k in range(len(lines)):
+                if k in (i, j) or abs(np.dot(lines[i][1], lines[k][1])) > 0.3:
+                    continue
+                p, d = lines[k]
+                n_k = np.array([-d[1], d[0]])
+                for sign in (1.0, -1.0):
+                    other = (p + sign * gap * n_k, d)
+                    corners = [_intersect(a, b) for a, b in
+                               ((lines[i], lines[k]), (lines[k], lines[j]), (lines[j], other),
+                                (other, lines[i]))]
+                    if all(c is not None for c in corners):
+                        quads.append(np.array(corners))
     for i in range(len(lines)):
         for j in range(i + 1, len(lines)):
             if abs(np.dot(lines[i][1], lines[j][1])) < 0.9:  # a pair must be near parallel
@@ -368,10 +398,14 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
     return quads
 
 
-def _plausible(board: np.ndarray, frame_width: int, cfg: LocateConfig) -> bool:
-    """A board seen from above, tilted at most about 15 degrees: near square, not too small."""
+def _plausible(board: np.ndarray, frame_width: int, frame_height: int, cfg: LocateConfig
+               ) -> bool:
+    """A board seen from above, tilted at most about 15 degrees, all in the frame: near square,
+    not too small, not larger than the frame."""
     sides = np.linalg.norm(board - np.roll(board, -1, axis=0), axis=1)
-    if sides.min() < cfg.min_board_fraction * frame_width or sides.max() > 0.9 * frame_width:
+    if sides.min() < cfg.min_board_fraction * frame_width:
+        return False
+    if sides.max() > min(frame_width, frame_height):
         return False
     if sides.max() / sides.min() > 1.45:
         return False

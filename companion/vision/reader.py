@@ -1,0 +1,120 @@
+"""The board reader: one camera frame in, the 5x5 grid out (cells with confidence).
+
+Pure functions of the frame and the model; no game rules inside. Constraints on what may appear
+(each token once, ...) come in as data from the component list.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import yaml
+
+from companion.rules.components import Components, food_alley
+from companion.vision.classify import (
+    CellModel,
+    ModelError,
+    capacities,
+    decode,
+    default_model_dir,
+    load_model,
+)
+from companion.vision.geometry import BoardGeometry, cut_cells
+from companion.vision.locate import BoardNotFoundError, BoardPose, LocateConfig, Locator
+
+UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "confidence": 0.0}
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    """Thresholds, from ``reader.yaml`` beside the model."""
+
+    abstain_below: float = 0.9
+    locate: LocateConfig = field(default_factory=LocateConfig)
+
+    @classmethod
+    def load(cls, path: Path) -> ReaderConfig:
+        if not path.is_file():
+            return cls()
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            locate = LocateConfig(**(raw.get("locate") or {}))
+            return cls(abstain_below=float(raw.get("abstain_below", cls.abstain_below)),
+                       locate=locate)
+        except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
+            raise ModelError(f"reader settings {path} are malformed ({exc}); fix or delete "
+                             "the file to use the defaults") from exc
+
+
+@dataclass
+class Reading:
+    """What the reader saw in one frame."""
+
+    found: bool
+    corners: np.ndarray | None  # (4, 2) image px, clockwise from the title corner
+    cells: list[list[dict[str, Any]]]  # 5 x 5, row 0 on the title side
+    ms: float
+    pose: BoardPose | None = None
+    reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "board": {"found": self.found,
+                      "corners": None if self.corners is None else
+                      [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners]},
+            "cells": self.cells,
+            "ms": round(self.ms, 2),
+            **({"error": self.reason} if self.reason else {}),
+        }
+
+
+class BoardReader:
+    """Loads the model once; ``read(frame)`` for every frame."""
+
+    def __init__(self, model_dir: Path | None = None, components: Components | None = None,
+                 *, threads: int = 1) -> None:
+        self.components = components or food_alley()
+        folder = model_dir or default_model_dir()
+        self.config = ReaderConfig.load(folder / "reader.yaml")
+        self.model: CellModel = load_model(folder, self.components, threads=threads)
+        self.geometry = BoardGeometry.from_components(self.components)
+        self.locator = Locator(self.geometry, self.config.locate)
+        self.caps = capacities(self.components)
+
+    def read(self, frame: np.ndarray, pose: BoardPose | None = None) -> Reading:
+        """Read one BGR frame; pass the last pose of a fixed rig to skip the search."""
+        start = time.perf_counter()
+        try:
+            found = self.locator.locate(frame, previous=pose)
+        except BoardNotFoundError as exc:
+            return Reading(False, None, [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
+                           (time.perf_counter() - start) * 1000, None, exc.reason)
+        crops = cut_cells(frame, found.pose, self.geometry, crop_px=self.model.size,
+                          crop_mm=self.model.crop_mm)
+        probs = self.model.probabilities(crops)
+        cells = decode(probs, self.model.labels, self.caps,
+                       abstain_below=self.config.abstain_below)
+        grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
+        return Reading(True, found.corners(self.geometry), grid,
+                       (time.perf_counter() - start) * 1000, found)
+
+
+def read_image(path: Path) -> np.ndarray:
+    """A frame from an image file.
+
+    :raises VisionError: if the file is missing or not an image.
+    """
+    from companion.vision.locate import VisionError
+
+    data = np.fromfile(str(path), dtype=np.uint8) if path.is_file() else None
+    if data is None:
+        raise VisionError(f"{path}: no such file")
+    frame = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if frame is None:
+        raise VisionError(f"{path}: not a readable image (corrupt or not JPEG/PNG)")
+    return frame

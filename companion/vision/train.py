@@ -1,0 +1,200 @@
+"""Train the cell classifier on rendered scenes and export it to ONNX with its metadata.
+
+Needs the ``train`` extra (torch, CPU is enough). The runtime reader needs onnxruntime only.
+Reproducible from its seed: scenes are rendered with per-scene seeds, torch is seeded, and the
+data is shuffled with a seeded generator.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+
+from companion.vision.assets import label_names
+from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners
+from companion.vision.synth import SceneStyle, render_scene
+
+CROP_PX = 48
+CROP_MM = 40.0
+MEAN, STD = 0.5, 0.25
+UNKNOWN_ABOVE = 0.3  # a cell more covered than this is "unknown"
+CLEAR_BELOW = 0.08  # a cell less covered than this keeps its label
+
+
+@dataclass
+class TrainConfig:
+    scenes: int = 3000
+    val_scenes: int = 200
+    epochs: int = 12
+    batch: int = 128
+    lr: float = 3e-3
+    seed: int = 1
+    workers: int = 2
+    hand_probability: float = 0.3
+
+
+def _scene_crops(args: tuple[int, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Render one scene and cut its cells from a slightly wrong pose, as the reader would."""
+    seed, hand_probability = args
+    rng = np.random.default_rng(seed)
+    g = BoardGeometry.from_components()
+    scene = render_scene(rng, style=SceneStyle(hand_probability=hand_probability))
+    jitter = scene.corners + rng.normal(0, 0.8, scene.corners.shape)
+    pose = pose_from_corners(jitter, g.corners())
+    crops = cut_cells(scene.frame, pose, g, crop_px=CROP_PX, crop_mm=CROP_MM)
+    names = label_names()
+    index = {n: i for i, n in enumerate(names)}
+    labels = np.array([index[n] for n in scene.cells])
+    labels = np.where(scene.covered > UNKNOWN_ABOVE, index["unknown"], labels)
+    keep = (scene.covered <= CLEAR_BELOW) | (scene.covered > UNKNOWN_ABOVE)
+    return crops[keep], labels[keep]
+
+
+def render_dataset(first_seed: int, scenes: int, *, hand_probability: float, workers: int,
+                   progress: Callable[[int, int], None] | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and label indices from ``scenes`` rendered scenes (seeds first_seed, ...)."""
+    jobs = [(first_seed + i, hand_probability) for i in range(scenes)]
+    xs, ys = [], []
+    if workers > 1:
+        with get_context("fork").Pool(workers) as pool:
+            for n, (x, y) in enumerate(pool.imap(_scene_crops, jobs, chunksize=4), start=1):
+                xs.append(x)
+                ys.append(y)
+                if progress:
+                    progress(n, scenes)
+    else:
+        for n, job in enumerate(jobs, start=1):
+            x, y = _scene_crops(job)
+            xs.append(x)
+            ys.append(y)
+            if progress:
+                progress(n, scenes)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def build_model(classes: int):  # noqa: ANN201 - torch.nn.Module
+    """A small CNN for 48x48 crops: about 10 M multiply-adds and 0.5 MB."""
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 16), nn.MaxPool2d(2),
+        *block(16, 32), nn.MaxPool2d(2),
+        *block(32, 48), *block(48, 64), nn.MaxPool2d(2),
+        *block(64, 128),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, classes),
+    )
+
+
+def _to_tensor(x: np.ndarray):  # noqa: ANN202
+    import torch
+
+    t = torch.from_numpy(x).permute(0, 3, 1, 2).float() / 255.0
+    return (t - MEAN) / STD
+
+
+def _augment(x, generator):  # noqa: ANN001, ANN202
+    """Light crop-level jitter on top of the rendered variety: shift, gain, contrast."""
+    import torch
+
+    n = x.shape[0]
+    gain = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    bias = 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    x = x * gain + bias
+    dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=generator))
+    return torch.roll(x, shifts=(dy, dx), dims=(2, 3))
+
+
+def train(out_dir: Path, config: TrainConfig | None = None,
+          log: Callable[[str], None] = print) -> dict:
+    """Render, train, export ``cells.onnx`` and ``cells.json`` into out_dir; returns metadata."""
+    import torch
+
+    cfg = config or TrainConfig()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(max(1, cfg.workers))
+    names = label_names()
+    started = time.time()
+
+    def bar(label: str) -> Callable[[int, int], None]:
+        def show(n: int, total: int) -> None:
+            if n == total or n % max(1, total // 20) == 0:
+                width = 30
+                done = int(width * n / total)
+                log(f"{label} [{'#' * done}{'.' * (width - done)}] {n}/{total} scenes "
+                    f"({time.time() - started:.0f} s)")
+        return show
+
+    x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
+                                      hand_probability=cfg.hand_probability,
+                                      workers=cfg.workers, progress=bar("render train"))
+    x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
+                                  hand_probability=cfg.hand_probability, workers=cfg.workers,
+                                  progress=bar("render val"))
+    log(f"data: {len(x_train)} training crops, {len(x_val)} validation crops")
+    model = build_model(len(names))
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    steps = cfg.epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    gen = torch.Generator().manual_seed(cfg.seed)
+    xt = _to_tensor(x_train)
+    yt = torch.from_numpy(y_train).long()
+    xv = _to_tensor(x_val)
+    yv = torch.from_numpy(y_val).long()
+    accuracy = 0.0
+    for epoch in range(cfg.epochs):
+        model.train()
+        order = torch.randperm(len(xt), generator=gen)
+        total = 0.0
+        for i in range(0, len(order), cfg.batch):
+            idx = order[i:i + cfg.batch]
+            xb = _augment(xt[idx], gen)
+            # quarter turns are free data: tokens lie at any rotation
+            k = int(torch.randint(0, 4, (1,), generator=gen))
+            xb = torch.rot90(xb, k, dims=(2, 3))
+            loss = loss_fn(model(xb), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(idx)
+        model.eval()
+        with torch.no_grad():
+            pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
+        accuracy = float((pred == yv).float().mean())
+        log(f"epoch {epoch + 1}/{cfg.epochs}: loss {total / len(xt):.4f}, validation accuracy "
+            f"{accuracy:.4f} ({time.time() - started:.0f} s)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path = out_dir / "cells.onnx"
+    model.eval()
+    torch.onnx.export(model, torch.zeros(1, 3, CROP_PX, CROP_PX), str(onnx_path),
+                      input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    meta = {
+        "labels": names,
+        "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
+                  "mean": MEAN, "std": STD},
+        "seed": cfg.seed,
+        "train_scenes": cfg.scenes,
+        "train_crops": int(len(x_train)),
+        "validation_crops": int(len(x_val)),
+        "validation_accuracy": round(accuracy, 5),
+        "epochs": cfg.epochs,
+        "torch": torch.__version__,
+        "seconds": round(time.time() - started),
+    }
+    (out_dir / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and cells.json")
+    return meta

@@ -1,0 +1,66 @@
+"""Finding the board: no markers, any yaw, tilt, hands; orientation from the title corner."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.geometry import BoardGeometry
+from companion.vision.locate import BoardNotFoundError, Locator, VisionError
+from companion.vision.reader import read_image
+from companion.vision.synth import render_scene
+
+G = BoardGeometry.from_components()
+
+
+@pytest.fixture(scope="module")
+def locator():
+    return Locator(G)
+
+
+def test_board_found_on_every_fixture_with_row_0_at_the_title(locator, fixtures):
+    errors = []
+    for image, truth in fixtures:
+        pose = locator.locate(read_image(image))
+        corners = pose.corners(G)
+        err = np.linalg.norm(corners - np.array(truth["corners"]), axis=1)
+        errors.append(err)
+        # the title corner comes first: a wrong orientation would put it ~500 px away
+        assert err[0] < 10, f"{image.name}: orientation or corner wrong by {err[0]:.1f} px"
+    assert np.median(np.concatenate(errors)) <= 3.0
+
+
+def test_cached_pose_is_kept_while_the_board_stays(locator, fixtures):
+    frame = read_image(fixtures[0][0])
+    first = locator.locate(frame)
+    again = locator.locate(frame, previous=first)
+    assert np.abs(again.corners(G) - first.corners(G)).max() < 1.0
+
+
+def test_moved_board_is_searched_again(locator, fixtures):
+    a = read_image(fixtures[0][0])
+    b_image, b_truth = fixtures[1]
+    stale = locator.locate(a)
+    found = locator.locate(read_image(b_image), previous=stale)
+    assert np.linalg.norm(found.corners(G) - np.array(b_truth["corners"]), axis=1).max() < 10
+
+
+def test_no_board_in_an_empty_table(locator):
+    rng = np.random.default_rng(0)
+    table = (rng.uniform(90, 160, (1080, 1920, 3))).astype(np.uint8)
+    table = cv2.GaussianBlur(table, (0, 0), 8)
+    with pytest.raises(BoardNotFoundError):
+        locator.locate(table)
+
+
+def test_not_an_image_is_a_clear_error(locator):
+    with pytest.raises(VisionError, match="not a colour image"):
+        locator.locate(np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("seed", [101, 202, 303])
+def test_any_yaw_and_tilt(locator, seed):
+    scene = render_scene(np.random.default_rng(seed), hand=False)
+    corners = locator.locate(scene.frame).corners(G)
+    assert np.linalg.norm(corners - scene.corners, axis=1).max() < 4
