@@ -1,0 +1,165 @@
+"""The reader: accuracy on the fixtures, abstention under a hand, every error path."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.vision.assets import Label, label_names
+from companion.vision.classify import ModelError, capacities, decode, default_model_dir, load_model
+from companion.vision.locate import VisionError
+from companion.vision.reader import BoardReader, read_image
+
+ROOT = Path(__file__).resolve().parents[2]
+MIN_RIGHT = 0.95  # share of cells no hand covers that the shipped model reads right
+
+
+def name_of(cell: dict) -> str:
+    kind = cell["kind"]
+    if kind in ("ingredient", "coin"):
+        return f"{kind}:{cell['token']}"
+    if kind == "cat":
+        return f"cat:{cell['player']}:{cell['value']}"
+    if kind in ("cat-back", "shopper"):
+        return f"{kind}:{cell['player']}"
+    return kind
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return BoardReader()
+
+
+@pytest.fixture(scope="module")
+def readings(reader, fixtures):
+    return [(truth, reader.read(read_image(image))) for image, truth in fixtures]
+
+
+def test_every_fixture_board_is_found(readings):
+    assert all(r.found for _, r in readings)
+
+
+def test_cells_are_read_right_and_nothing_confidently_wrong(readings):
+    clear = right = confident_wrong = 0
+    for truth, reading in readings:
+        cells = [c for row in reading.cells for c in row]
+        for got, want, covered in zip(cells, truth["cells"], truth["covered"], strict=True):
+            name = name_of(got)
+            if name not in ("unknown", want):
+                confident_wrong += 1
+            if covered < 0.08:
+                clear += 1
+                right += name == want
+    # the issue's goals (0.1 % cell error) are measured by bench/bench_vision.py on 500 scenes;
+    # this guards the shipped model against regressions
+    assert confident_wrong <= 2, f"{confident_wrong} cells read wrong with confidence"
+    assert right / clear >= MIN_RIGHT, f"{clear - right} of {clear} uncovered cells not read"
+
+
+def test_abstains_under_a_hand(readings):
+    covered_cells = 0
+    for truth, reading in readings:
+        cells = [c for row in reading.cells for c in row]
+        for got, covered in zip(cells, truth["covered"], strict=True):
+            if covered > 0.5:
+                covered_cells += 1
+                assert got["kind"] == "unknown"
+    assert covered_cells > 0
+
+
+def test_reading_json_shape(readings):
+    data = readings[0][1].to_json()
+    assert data["board"]["found"] is True and len(data["board"]["corners"]) == 4
+    assert len(data["cells"]) == 5 and all(len(row) == 5 for row in data["cells"])
+    assert set(data["cells"][0][0]) == {"kind", "token", "player", "value", "confidence"}
+    assert data["ms"] > 0
+
+
+def test_no_board_is_found_false(reader):
+    table = np.full((1080, 1920, 3), 128, np.uint8)
+    reading = reader.read(table)
+    assert reading.found is False and reading.corners is None
+    assert "no board" in reading.to_json()["error"] or reading.reason
+
+
+def test_corrupt_image_is_a_clear_error(tmp_path):
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"\xff\xd8not really a jpeg")
+    with pytest.raises(VisionError, match="not a readable image"):
+        read_image(bad)
+    with pytest.raises(VisionError, match="no such file"):
+        read_image(tmp_path / "missing.jpg")
+
+
+@pytest.fixture()
+def model_copy(tmp_path):
+    for name in ("cells.onnx", "cells.json", "reader.yaml"):
+        shutil.copy(default_model_dir() / name, tmp_path / name)
+    return tmp_path
+
+
+def test_missing_model_is_refused(tmp_path):
+    with pytest.raises(ModelError, match="not found: run `companion train`"):
+        load_model(tmp_path)
+
+
+def test_corrupt_model_is_refused(model_copy):
+    (model_copy / "cells.onnx").write_bytes(b"garbage" * 100)
+    with pytest.raises(ModelError, match="corrupt or not an ONNX model"):
+        load_model(model_copy)
+
+
+def test_model_whose_labels_do_not_match_the_components_is_refused(model_copy):
+    meta = json.loads((model_copy / "cells.json").read_text())
+    meta["labels"][5] = "ingredient:pizza-1"
+    (model_copy / "cells.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="does not match the component list"):
+        load_model(model_copy)
+
+
+def test_malformed_reader_settings_are_refused(model_copy):
+    (model_copy / "reader.yaml").write_text("locate: {nonsense: 3}\n")
+    with pytest.raises(ModelError, match="reader settings .* are malformed"):
+        BoardReader(model_copy)
+
+
+def test_decode_reads_each_token_once():
+    labels = [Label.parse(n) for n in label_names()]
+    index = {lab.name: i for i, lab in enumerate(labels)}
+    probs = np.full((2, len(labels)), 1e-4)
+    probs[0, index["ingredient:peanut-2"]] = 0.99
+    probs[1, index["coin:peanut-2"]] = 0.97  # the same token cannot also show its coin
+    probs[1, index["coin:peanut-3"]] = 0.95
+    probs /= probs.sum(axis=1, keepdims=True)
+    cells = decode(probs, labels, capacities(), abstain_below=0.3)
+    assert cells[0]["token"] == "peanut-2" and cells[0]["kind"] == "ingredient"
+    assert cells[1]["token"] == "peanut-3"
+    strict = decode(probs, labels, capacities(), abstain_below=0.6)
+    assert strict[1]["kind"] == "unknown"
+
+
+def test_scan_command_json_lines_and_exit_status(fixtures, tmp_path):
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"nope")
+    images = [str(fixtures[0][0]), str(bad), str(fixtures[1][0])]
+    proc = subprocess.run([sys.executable, "-m", "companion", "scan", "--json", *images],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 1
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line["image"] for line in lines] == images
+    assert lines[0]["board"]["found"] and not lines[1]["board"]["found"]
+    assert "not a readable image" in lines[1]["error"]
+    assert lines[2]["board"]["found"]
+
+
+def test_scan_command_prints_a_table(fixtures):
+    proc = subprocess.run([sys.executable, "-m", "companion", "scan", str(fixtures[0][0])],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0
+    assert proc.stdout.splitlines()[1].split() == ["a", "b", "c", "d", "e"]

@@ -1,0 +1,44 @@
+"""Training: a tiny run renders, trains, exports a loadable model; the seed makes it repeatable."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from companion.vision.classify import load_model  # noqa: E402
+from companion.vision.train import TrainConfig, train  # noqa: E402
+
+
+def tiny(out, seed=3):
+    return train(out, TrainConfig(scenes=4, val_scenes=2, epochs=1, batch=32, seed=seed,
+                                  workers=1), log=lambda _: None)
+
+
+def test_training_exports_model_and_metadata(tmp_path):
+    (tmp_path / "reader.yaml").write_text("abstain_below: 0.5\n")
+    meta = tiny(tmp_path)
+    saved = json.loads((tmp_path / "cells.json").read_text())
+    assert saved == meta
+    assert meta["train_crops"] > 50 and meta["seed"] == 3
+    assert 0.0 <= meta["validation_accuracy"] <= 1.0
+    assert (tmp_path / "cells.onnx").stat().st_size < 2_000_000
+    model = load_model(tmp_path)
+    probs = model.probabilities(np.zeros((3, model.size, model.size, 3), np.uint8))
+    assert probs.shape == (3, len(meta["labels"]))
+    assert np.allclose(probs.sum(axis=1), 1, atol=1e-4)
+
+
+def test_training_is_reproducible_from_its_seed(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    tiny(a)
+    tiny(b)
+    ma, mb = load_model(a), load_model(b)
+    crops = np.random.default_rng(0).integers(0, 255, (4, ma.size, ma.size, 3), dtype=np.uint8)
+    pa = ma.probabilities(crops)
+    pb = mb.probabilities(crops)
+    assert np.allclose(pa, pb, atol=1e-5)
