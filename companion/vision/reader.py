@@ -35,6 +35,7 @@ class ReaderConfig:
     """Thresholds, from ``reader.yaml`` beside the model."""
 
     abstain_below: float = 0.9
+    second_look_below: float = 0.98
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
@@ -45,6 +46,8 @@ class ReaderConfig:
             raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
             locate = LocateConfig(**(raw.get("locate") or {}))
             return cls(abstain_below=float(raw.get("abstain_below", cls.abstain_below)),
+                       second_look_below=float(raw.get("second_look_below",
+                                                       cls.second_look_below)),
                        locate=locate)
         except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
             raise ModelError(f"reader settings {path} are malformed ({exc}); fix or delete "
@@ -97,6 +100,13 @@ class BoardReader:
         crops = cut_cells(frame, found.pose, self.geometry, crop_px=self.model.size,
                           crop_mm=self.model.crop_mm)
         probs = self.model.probabilities(crops)
+        doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]
+        if len(doubtful):  # a second look at doubtful cells: the same crop, turned
+            turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2))
+                                     for k in (1, 2, 3)])
+            more = self.model.probabilities(np.ascontiguousarray(turned))
+            more = more.reshape(3, len(doubtful), -1)
+            probs[doubtful] = (probs[doubtful] + more.sum(axis=0)) / 4
         cells = decode(probs, self.model.labels, self.caps,
                        abstain_below=self.config.abstain_below)
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
