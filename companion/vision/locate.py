@@ -98,6 +98,8 @@ class Template:
         to_rect = scale_mm(self.ppm) @ np.linalg.inv(pose)
         warped = cv2.warpPerspective(gray, to_rect, (self.size, self.size),
                                      flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        if warped.ndim == 3:  # a colour frame: convert only the small copy
+            warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
         v = warped[self.mask].astype(np.float32)
         sd = v.std()
         if sd < 1e-3:
@@ -156,12 +158,11 @@ class Locator:
         """
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
             raise VisionError("the frame is not a colour image; check the camera or the file")
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        if previous is not None:
-            score = self.template.score(gray, previous.pose)
+        if previous is not None:  # a fixed rig: keep the pose while the art still agrees
+            score = self.template.score(frame, previous.pose)
             if score >= self.config.recheck_score:
-                refined = self.refine(gray, previous.pose)
-                return refined
+                return self._refine(frame, previous.pose, self.config.edge_search_mm)
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
         contours = self._contours(small)
@@ -303,6 +304,8 @@ class Locator:
         px = project(pose, samples_mm.reshape(-1, 2)).reshape(n, len(offsets), 2)
         values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        if values.ndim == 3:  # sampled from a colour frame
+            values = cv2.cvtColor(values, cv2.COLOR_BGR2GRAY)
         values = values.astype(np.float32)
         grad = values[:, 2:] - values[:, :-2]  # rising inwards
         idx = np.argmax(grad, axis=1)
