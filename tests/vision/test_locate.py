@@ -64,3 +64,20 @@ def test_any_yaw_and_tilt(locator, seed):
     scene = render_scene(np.random.default_rng(seed), hand=False)
     corners = locator.locate(scene.frame).corners(G)
     assert np.linalg.norm(corners - scene.corners, axis=1).max() < 4
+
+
+def test_hidden_title_means_no_orientation(locator):
+    """A hand over the title corner: the reader cannot tell row 1, so it reports no board rather
+    than guess a quarter turn."""
+    scene = render_scene(np.random.default_rng(8), hand=False)
+    x0, y0, x1, y1 = locator.template.title_box
+    box = np.array([[x0 - 2, y0 - 2], [x1 + 6, y0 - 2], [x1 + 6, y1 + 6], [x0 - 2, y1 + 6]])
+    from companion.vision.geometry import project
+
+    poly = project(scene.pose, box).astype(np.int32)
+    frame = scene.frame.copy()
+    cv2.fillPoly(frame, [poly], (120, 150, 200))
+    with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
+        locator.locate(frame)
+    # with the title visible the same board is found
+    locator.locate(scene.frame)
