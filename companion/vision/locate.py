@@ -46,7 +46,8 @@ class LocateConfig:
     min_board_fraction: float = 0.15  # of the frame width, at the least
     edge_search_mm: float = 3.0
     edge_samples: int = 48
-    min_title_score: float = 0.5  # the title must be seen to tell row 1 from the others
+    min_title_score: float = 0.25  # the title must be seen to tell row 1 from the others,
+    min_title_margin: float = 0.15  # and clearly better in one corner than in the others
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class BoardPose:
     pose: np.ndarray  # board mm -> image px
     score: float  # template agreement, 0..1
     title: float = 1.0  # how clearly the title corner was seen (orientation), 0..1
+    title_margin: float = 1.0  # how much better than in the next best corner
 
     def corners(self, geometry: BoardGeometry) -> np.ndarray:
         return project(self.pose, geometry.corners())
@@ -178,7 +180,8 @@ class Locator:
             raise BoardNotFoundError("no quadrilateral in the frame looks like the board")
         scored.sort(key=lambda b: -b.score)
         refined = max((self._finish(gray, b.pose) for b in scored[:3]), key=lambda b: b.score)
-        if refined.title < self.config.min_title_score:
+        if refined.title < self.config.min_title_score or \
+                refined.title_margin < self.config.min_title_margin:
             raise BoardNotFoundError(
                 "the title corner is hidden (a hand?), so row 1 cannot be told from the others")
         if refined.score < self.config.accept_score:
@@ -252,16 +255,17 @@ class Locator:
     def _finish(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
         """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""
         refined = self.refine(gray, pose)
-        oriented, title = self.orient(gray, refined.pose)
-        return BoardPose(oriented, refined.score, title)
+        oriented, title, margin = self.orient(gray, refined.pose)
+        return BoardPose(oriented, refined.score, title, margin)
 
-    def orient(self, gray: np.ndarray, pose: np.ndarray) -> tuple[np.ndarray, float]:
-        """Of the four quarter turns of a pose, the one that puts the title in its corner, and
-        how well the title is seen there."""
+    def orient(self, gray: np.ndarray, pose: np.ndarray) -> tuple[np.ndarray, float, float]:
+        """Of the four quarter turns of a pose, the one that puts the title in its corner; how
+        well the title is seen there, and how much better than in the next best corner."""
         turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
         scores = [self.template.title_score(gray, t) for t in turns]
-        best = int(np.argmax(scores))
-        return turns[best], float(scores[best])
+        order = np.argsort(scores)[::-1]
+        best = int(order[0])
+        return turns[best], float(scores[best]), float(scores[best] - scores[int(order[1])])
 
     # --- refinement -------------------------------------------------------------------------
     def refine(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
