@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.vision.assets import cell_label
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
 
@@ -33,17 +34,6 @@ BENCH_SEED = 777_000  # training uses seeds 1_000_000 and up; fixtures 2026
 def pin_one_core() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-
-
-def cell_name(cell: dict) -> str:
-    kind = cell["kind"]
-    if kind in ("ingredient", "coin"):
-        return f"{kind}:{cell['token']}"
-    if kind == "cat":
-        return f"cat:{cell['player']}:{cell['value']}"
-    if kind in ("cat-back", "shopper"):
-        return f"{kind}:{cell['player']}"
-    return kind
 
 
 def evaluate(reader: BoardReader, scenes: int, hand_probability: float) -> dict[str, float]:
@@ -69,7 +59,7 @@ def evaluate(reader: BoardReader, scenes: int, hand_probability: float) -> dict[
         flat = [c for row in reading.cells for c in row]
         for got, truth, covered in zip(flat, scene.cells, scene.covered, strict=True):
             cells += 1
-            name = cell_name(got)
+            name = cell_label(got)
             if name == "unknown":
                 if covered < 0.08:
                     abstained_clear += 1

@@ -129,6 +129,15 @@ class Score:
         return {"total": self.total, "breakdown": dict(self.breakdown)}
 
 
+def jsonable(value: Any) -> Any:
+    """Dicts with string keys and lists all the way down, for a state's JSON form."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    return value
+
+
 def rank(scores: list[Score]) -> list[list[int]]:
     """Players from first to last; those tied on score and every tie-breaker share a group."""
     order = sorted(scores, key=lambda s: (s.total, *s.tiebreak), reverse=True)

@@ -85,6 +85,11 @@ class Label:
         return None
 
 
+def cell_label(cell: dict) -> str:
+    """The label name of a cell as the reader reports it ({"kind", "token", "player", ...})."""
+    return Label(cell["kind"], cell.get("token"), cell.get("player"), cell.get("value")).name
+
+
 def labels(components: Components | None = None) -> list[Label]:
     """Every class, in a fixed order derived from the component list."""
     c = components or food_alley()

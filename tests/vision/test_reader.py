@@ -11,24 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from companion.vision.assets import Label, label_names
+from companion.vision.assets import Label, cell_label, label_names
 from companion.vision.classify import ModelError, capacities, decode, default_model_dir, load_model
 from companion.vision.locate import VisionError
 from companion.vision.reader import BoardReader, read_image
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_RIGHT = 0.99  # share of cells no hand covers that the shipped model reads right
-
-
-def name_of(cell: dict) -> str:
-    kind = cell["kind"]
-    if kind in ("ingredient", "coin"):
-        return f"{kind}:{cell['token']}"
-    if kind == "cat":
-        return f"cat:{cell['player']}:{cell['value']}"
-    if kind in ("cat-back", "shopper"):
-        return f"{kind}:{cell['player']}"
-    return kind
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +39,7 @@ def test_cells_are_read_right_and_nothing_confidently_wrong(readings):
     for truth, reading in readings:
         cells = [c for row in reading.cells for c in row]
         for got, want, covered in zip(cells, truth["cells"], truth["covered"], strict=True):
-            name = name_of(got)
+            name = cell_label(got)
             if name not in ("unknown", want):
                 confident_wrong += 1
             if covered < 0.08:

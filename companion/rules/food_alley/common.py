@@ -5,7 +5,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from companion.rules.components import Components
 from companion.rules.protocol import Action
+
+
+def player_colours(components: Components, players: int, colours: Any, mode: str,
+                   least: int = 2, most: int = 4) -> list[str]:
+    """The seat colours of a new game, checked: one different colour per player.
+
+    :raises ValueError: naming what is wrong.
+    """
+    if not least <= players <= most:
+        raise ValueError(f"{mode} is for {least} to {most} players, not {players}")
+    chosen = list(colours or components.player_colours[:players])
+    if len(chosen) != players or len(set(chosen)) != players or any(
+            c not in components.player_colours for c in chosen):
+        raise ValueError(f"need {players} different player colours from "
+                         f"{list(components.player_colours)}, got {chosen}")
+    return chosen
 
 
 @dataclass(frozen=True)

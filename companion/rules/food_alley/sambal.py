@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, Recipe, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat
+from companion.rules.food_alley.common import Draw, RevealCat, player_colours
 from companion.rules.food_alley.market import CELLS, Bag, Cell, name, neighbours, parse_cell
 from companion.rules.protocol import (
     CHANCE,
@@ -28,6 +28,7 @@ from companion.rules.protocol import (
     JointAction,
     Score,
     StateFormatError,
+    jsonable,
 )
 
 GAME_ID = "food-alley/sambal"
@@ -262,13 +263,8 @@ class SambalState(GameState):
     @classmethod
     def new(cls, players: int, seed: int, **options: Any) -> SambalState:
         components: Components = options.pop("components", None) or food_alley()
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"Sambal is for 2 to 4 players, not {players}")
-        colours = list(options.get("colours") or components.player_colours[:players])
-        if len(colours) != players or len(set(colours)) != players or any(
-                c not in components.player_colours for c in colours):
-            raise ValueError(
-                f"need {players} different player colours from {components.player_colours}")
+        colours = player_colours(components, players, options.get("colours"), "Sambal",
+                                 MIN_PLAYERS, MAX_PLAYERS)
         return cls(players, seed, {"colours": colours}, components)
 
     # --- helpers ------------------------------------------------------------------------
@@ -936,7 +932,7 @@ class SambalState(GameState):
             "kept": dict(self.kept),
             "eliminated": list(self.eliminated),
             "phase": self.phase,
-            "pending": _jsonable(self.pending),
+            "pending": jsonable(self.pending),
             "round": self.round,
             "stalled_rounds": self.stalled_rounds,
             "progress": self.progress,
@@ -985,11 +981,3 @@ class SambalState(GameState):
 
 
 _MATCHES: dict[tuple[Any, Any], bool] = {}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value

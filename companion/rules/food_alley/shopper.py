@@ -15,7 +15,7 @@ from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, GroceryList, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat
+from companion.rules.food_alley.common import Draw, RevealCat, player_colours
 from companion.rules.food_alley.groceries import SET_SIZE, StoreEvaluator
 from companion.rules.food_alley.market import (
     ALL_SLOTS,
@@ -44,6 +44,7 @@ from companion.rules.protocol import (
     IllegalMoveError,
     Score,
     StateFormatError,
+    jsonable,
 )
 
 GAME_ID = "food-alley/shopper"
@@ -331,16 +332,8 @@ class ShopperState(GameState):
         type lies on which side). Defaults come from the component list.
         """
         components: Components = options.pop("components", None) or food_alley()
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"Shopper is for 2 to 4 players, not {players}")
-        colours = list(options.get("colours") or components.player_colours[:players])
-        if len(colours) != players or len(set(colours)) != players:
-            raise ValueError(f"need {players} different player colours, got {colours}")
-        unknown = [c for c in colours if c not in components.player_colours]
-        if unknown:
-            raise ValueError(
-                f"unknown player colour(s) {unknown}; choose from {components.player_colours}"
-            )
+        colours = player_colours(components, players, options.get("colours"), "Shopper",
+                                 MIN_PLAYERS, MAX_PLAYERS)
         types = components.grocery_list_types
         sides = options.get("sides") or {s.value: t for s, t in zip(SIDES, types, strict=False)}
         if sorted(sides.values()) != sorted(types) or set(sides) != {s.value for s in SIDES}:
@@ -1104,7 +1097,7 @@ class ShopperState(GameState):
             "start_marker": self.start_marker,
             "phase": self.phase,
             "turn": self.turn,
-            "pending": _jsonable(self.pending),
+            "pending": jsonable(self.pending),
             "final_round": self.final_round,
             "end_reason": self.end_reason,
             "passes_in_row": self.passes_in_row,
@@ -1156,12 +1149,6 @@ class ShopperState(GameState):
                 f"saved state does not hold each token exactly once: {', '.join(wrong[:5])}")
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 _EVALUATORS: dict[int, StoreEvaluator] = {}

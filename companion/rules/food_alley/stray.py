@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.rules.components import ComponentError, Components, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat
+from companion.rules.food_alley.common import Draw, RevealCat, player_colours
 from companion.rules.food_alley.market import CELLS, SIZE, Bag, Cell, cell, name, parse_cell
 from companion.rules.protocol import (
     CHANCE,
@@ -28,6 +28,7 @@ from companion.rules.protocol import (
     IllegalMoveError,
     Score,
     StateFormatError,
+    jsonable,
 )
 
 GAME_ID = "food-alley/stray"
@@ -305,13 +306,8 @@ class StrayState(GameState):
     @classmethod
     def new(cls, players: int, seed: int, **options: Any) -> StrayState:
         components: Components = options.pop("components", None) or food_alley()
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise ValueError(f"Stray is for 2 to 4 players, not {players}")
-        colours = list(options.get("colours") or components.player_colours[:players])
-        if len(colours) != players or len(set(colours)) != players or any(
-                c not in components.player_colours for c in colours):
-            raise ValueError(
-                f"need {players} different player colours from {components.player_colours}")
+        colours = player_colours(components, players, options.get("colours"), "Stray",
+                                 MIN_PLAYERS, MAX_PLAYERS)
         variant = options.get("neutral_fights", players == 2)
         state = cls(players, seed, {"colours": colours, "neutral_fights": variant}, components)
         state._setup()
@@ -1023,7 +1019,7 @@ class StrayState(GameState):
             "last_order": list(self.last_order),
             "conflict_cats": dict(self.conflict_cats),
             "strength": dict(self.strength),
-            "tasks": [_jsonable(t) for t in self.tasks],
+            "tasks": [jsonable(t) for t in self.tasks],
             "end_reason": self.end_reason,
         }
 
@@ -1074,11 +1070,3 @@ class StrayState(GameState):
             on_board = sum(1 for cat in self.cats.values() if cat[0] == p)
             if on_board + len(self.supply[p]) != len(self.components.cat_values):
                 raise StateFormatError(f"{self.names[p]} does not have exactly 6 cats")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    return value
