@@ -23,6 +23,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_shopper.py
 	$(BIN)/python bench/bench_sambal.py
 	$(BIN)/python bench/bench_stray.py
+	$(BIN)/python bench/bench_vision.py --scenes 500
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
