@@ -88,6 +88,9 @@ class BoardReader:
         self.geometry = BoardGeometry.from_components(self.components)
         self.locator = Locator(self.geometry, self.config.locate)
         self.caps = capacities(self.components)
+        # the first run of a session pays for its set-up: pay it now, not on the first frame
+        size = self.model.size
+        self.model.probabilities(np.zeros((25, size, size, 3), np.uint8))
 
     def read(self, frame: np.ndarray, pose: BoardPose | None = None) -> Reading:
         """Read one BGR frame; pass the last pose of a fixed rig to skip the search."""
