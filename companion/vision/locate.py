@@ -220,6 +220,8 @@ class Locator:
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         quads: list[np.ndarray] = []
+        if thorough:  # the costly pass: only the largest outlines
+            contours = sorted(contours, key=lambda c: -cv2.contourArea(cv2.convexHull(c)))[:5]
         for contour in contours:
             if not thorough:
                 hull = cv2.convexHull(contour)
@@ -231,8 +233,13 @@ class Locator:
             elif cv2.contourArea(cv2.convexHull(contour)) >= min_side ** 2:
                 quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
         unique: list[np.ndarray] = []
+        seen: set[tuple[int, ...]] = set()
         for quad in quads:
-            if not any(np.allclose(quad, q, atol=4) for q in unique):
+            if not np.all(np.isfinite(quad)):
+                continue
+            key = tuple(np.round(_clockwise(quad) / 4).astype(int).ravel())
+            if key not in seen:
+                seen.add(key)
                 unique.append(quad)
         poses = []
         h, w = self._frame_shape
@@ -390,25 +397,19 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
                                 (other, lines[i]))]
                     if all(c is not None for c in corners):
                         quads.append(np.array(corners))
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines)):
-            if abs(np.dot(lines[i][1], lines[j][1])) < 0.9:  # a pair must be near parallel
+    pairs = [(i, j) for i in range(len(lines)) for j in range(i + 1, len(lines))
+             if abs(np.dot(lines[i][1], lines[j][1])) >= 0.9]  # near parallel
+    for n, (i, j) in enumerate(pairs):
+        for k, m in pairs[n + 1:]:
+            if len({i, j, k, m}) < 4 or abs(np.dot(lines[i][1], lines[k][1])) > 0.5:
+                continue  # the two pairs must be near perpendicular
+            corners = [_intersect(lines[a], lines[b])
+                       for a, b in ((i, k), (k, j), (j, m), (m, i))]
+            if any(c is None for c in corners):
                 continue
-            for k in range(len(lines)):
-                for m in range(k + 1, len(lines)):
-                    if len({i, j, k, m}) < 4 or abs(np.dot(lines[k][1], lines[m][1])) < 0.9:
-                        continue
-                    if abs(np.dot(lines[i][1], lines[k][1])) > 0.5:  # pairs near perpendicular
-                        continue
-                    if (k, m) < (i, j):
-                        continue
-                    corners = [_intersect(lines[a], lines[b])
-                               for a, b in ((i, k), (k, j), (j, m), (m, i))]
-                    if any(c is None for c in corners):
-                        continue
-                    quad = np.array(corners)
-                    if cv2.contourArea(quad.astype(np.float32)) >= min_side ** 2:
-                        quads.append(quad)
+            quad = np.array(corners)
+            if cv2.contourArea(quad.astype(np.float32)) >= min_side ** 2:
+                quads.append(quad)
     return quads
 
 
