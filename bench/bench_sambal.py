@@ -6,30 +6,20 @@ Run: `.venv/bin/python bench/bench_sambal.py` (or `make bench`).
 from __future__ import annotations
 
 import argparse
-import os
-import time
+
+from games import games_per_second, pin_one_core
 
 from companion.rules.food_alley.sambal import SambalState
-from companion.rules.simulate import random_playout
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    random_playout(SambalState.new(4, 0), 0)  # warm up
-    n, steps, rounds = 0, 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < args.seconds:
-        s = random_playout(SambalState.new(4, 10_000 + n), 10_000 + n)
-        steps += len(s.log)
-        rounds += s.round
-        n += 1
-    elapsed = time.perf_counter() - start
-    print(f"random 4-player Sambal games: {n / elapsed:.1f} games/s "
-          f"({steps / n:.0f} steps, {rounds / n:.1f} rounds per game)")
+    pin_one_core()
+    rate, steps, rounds = games_per_second(SambalState, args.seconds)
+    print(f"random 4-player Sambal games: {rate:.1f} games/s "
+          f"({steps:.0f} steps, {rounds:.1f} rounds per game)")
 
 
 if __name__ == "__main__":

@@ -8,20 +8,16 @@ Goals (issue #2): legal moves <= 1 ms median, optimiser <= 10 ms on 16 tokens an
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
 import time
+
+from games import games_per_second, pin_one_core
 
 from companion.rules import CHANCE
 from companion.rules.components import food_alley
 from companion.rules.food_alley.groceries import StoreEvaluator
 from companion.rules.food_alley.shopper import ShopperState
-
-
-def pin_one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def random_game(players: int, seed: int, visit=None) -> ShopperState:
@@ -79,18 +75,6 @@ def bench_optimiser(trials: int) -> tuple[float, float]:
     return statistics.median(cold) * 1e3, statistics.median(warm) * 1e3
 
 
-def bench_games(seconds: float) -> tuple[float, float]:
-    random_game(4, 0)  # warm the caches
-    n, steps = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        s = random_game(4, 10_000 + n)
-        steps += len(s.log)
-        n += 1
-    elapsed = time.perf_counter() - start
-    return n / elapsed, steps / n
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=20, help="games sampled for legal moves")
@@ -104,7 +88,7 @@ def main() -> None:
     cold, warm = bench_optimiser(args.trials)
     print(f"store optimiser, 16 tokens x 4 lists: median {cold:.2f} ms cold cache, "
           f"{warm:.2f} ms warm")
-    rate, length = bench_games(args.seconds)
+    rate, length, _ = games_per_second(ShopperState, args.seconds)
     print(f"random 4-player games: {rate:.1f} games/s ({length:.0f} steps per game)")
 
 

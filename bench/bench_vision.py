@@ -16,24 +16,19 @@ wrong. A board is all correct when every cell is right or, covered, abstained.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from games import pin_one_core
 
 from companion.vision.assets import cell_label
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
 
 BENCH_SEED = 777_000  # training uses seeds 1_000_000 and up; fixtures 2026
-
-
-def pin_one_core() -> None:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
 
 def evaluate(reader: BoardReader, scenes: int, hand_probability: float) -> dict[str, float]:
