@@ -4,7 +4,9 @@
 2. Each candidate is tried as the board's outer edge, the inner edge of its dark frame, or the
    grid's border, in all four rotations; the printed art that tokens never cover (the frame, the
    title, the grid border) is compared with the rectified frame. The title breaks the symmetry:
-   the best match fixes row 0.
+   the best match fixes row 0. When something hides the title, the corner that holds it can
+   still be deduced: if the other three corners are seen plain (no title there), the title is
+   under the fourth, the only one not seen plain.
 3. The pose is refined by fitting the four edges of the dark frame's inner border to sub-pixel
    precision, then checked once more.
 
@@ -48,6 +50,9 @@ class LocateConfig:
     edge_samples: int = 48
     min_title_score: float = 0.25  # the title must be seen to tell row 1 from the others,
     min_title_margin: float = 0.15  # and clearly better in one corner than in the others
+    plain_detail_below: float = 0.03  # a corner is seen plain with less fine detail than this
+    plain_hue_spread_below: float = 6.0  # (share of the contrast), one hue within (thousandths),
+    plain_hue_agreement: float = 8.0  # and the same hue as the other plain corners
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class BoardPose:
     score: float  # template agreement, 0..1
     title: float = 1.0  # how clearly the title corner was seen (orientation), 0..1
     title_margin: float = 1.0  # how much better than in the next best corner
+    oriented_by: str = "title"  # or "elimination": three corners seen plain, title under the 4th
 
     def corners(self, geometry: BoardGeometry) -> np.ndarray:
         return project(self.pose, geometry.corners())
@@ -111,19 +117,51 @@ class Template:
         return float(np.dot((v - v.mean()) / sd, self._t) / len(v))
 
 
-    def title_score(self, gray: np.ndarray, pose: np.ndarray) -> float:
-        """Correlation of the title corner with the art's title."""
+    def _title_corner(self, gray: np.ndarray, pose: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = self.title_box
         ppm = self.ppm * 4
         to_rect = scale_mm(ppm, (x0, y0)) @ np.linalg.inv(pose)
         w, h = self._title.shape[1], self._title.shape[0]
         warped = cv2.warpPerspective(gray, to_rect, (w, h), flags=cv2.INTER_AREA,
                                      borderMode=cv2.BORDER_REPLICATE)
-        v = warped.astype(np.float32)
+        return warped.astype(np.float32)
+
+    def title_score(self, gray: np.ndarray, pose: np.ndarray) -> float:
+        """Correlation of the title corner with the art's title."""
+        v = self._title_corner(gray, pose)
         sd = v.std()
         if sd < 1e-3:
             return 0.0
         return float(np.mean((v - v.mean()) / sd * self._title))
+
+    def contrast(self, gray: np.ndarray, pose: np.ndarray) -> float:
+        """How much brighter the plain board is than its dark printed frame, in grey levels."""
+        to_rect = scale_mm(self.ppm) @ np.linalg.inv(pose)
+        warped = cv2.warpPerspective(gray, to_rect, (self.size, self.size),
+                                     flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        f = int(self.geometry.frame * self.ppm)
+        band = np.concatenate([warped[1:f - 1].ravel(), warped[-f + 1:-1].ravel()])
+        inner = warped[f + 2:int(self.geometry.grid_outer[0] * self.ppm) - 2, f + 2:-f - 2]
+        return float(np.median(inner) - np.median(band))
+
+    def clutter(self, frame: np.ndarray, pose: np.ndarray, contrast: float
+                ) -> tuple[float, float, np.ndarray]:
+        """What the title corner of this pose shows besides plain board: fine detail (text, an
+        edge) once soft light and shadow are blurred out, as a share of the board's contrast;
+        the spread of its hue, in thousandths (a hand or card over part of it mixes two); its
+        mean hue (thousandths of B, G, R)."""
+        x0, y0, _, _ = self.title_box
+        to_rect = scale_mm(self.ppm * 4, (x0, y0)) @ np.linalg.inv(pose)
+        h, w = self._title.shape
+        patch = cv2.warpPerspective(frame, to_rect, (w, h), flags=cv2.INTER_AREA,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        px = patch.reshape(-1, 3).astype(np.float32)
+        light = px.sum(axis=1)
+        chroma = px / np.maximum(light, 1.0)[:, None]  # unchanged by shade and shadow
+        light = light.reshape(h, w)
+        fine = float(np.std(light - cv2.GaussianBlur(light, (0, 0), 3))) / max(3 * contrast, 1.0)
+        spread = 1000 * float(chroma.std(axis=0).max())
+        return fine, spread, 1000 * chroma.mean(axis=0)
 
 
 def rotate_mm(k: int, board: float) -> np.ndarray:
@@ -182,8 +220,13 @@ class Locator:
         refined = max((self._finish(gray, b.pose) for b in scored[:3]), key=lambda b: b.score)
         if refined.title < self.config.min_title_score or \
                 refined.title_margin < self.config.min_title_margin:
-            raise BoardNotFoundError(
-                "the title corner is hidden (a hand?), so row 1 cannot be told from the others")
+            deduced = self.orient_by_elimination(frame, gray, refined.pose)
+            if deduced is None:
+                raise BoardNotFoundError(
+                    "the title corner is hidden (a hand?) and another corner is not seen plain, "
+                    "so row 1 cannot be told from the others")
+            refined = BoardPose(deduced, refined.score, refined.title, refined.title_margin,
+                                "elimination")
         if refined.score < self.config.accept_score:
             raise BoardNotFoundError(
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
@@ -273,6 +316,35 @@ class Locator:
         order = np.argsort(scores)[::-1]
         best = int(order[0])
         return turns[best], float(scores[best]), float(scores[best] - scores[int(order[1])])
+
+    def orient_by_elimination(self, frame: np.ndarray, gray: np.ndarray, pose: np.ndarray
+                              ) -> np.ndarray | None:
+        """The quarter turn that puts the title under the one corner not seen plain board, when
+        the other three are: no fine detail, one hue throughout, the same hue in all three (so
+        none of them holds the title). A corner under smooth cover (a palm, a card) may look
+        plain but has another hue. None if no single corner is left."""
+        cfg = self.config
+        contrast = self.template.contrast(gray, pose)
+        turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
+        smooth, hues = [], {}
+        for k, turn in enumerate(turns):
+            detail, spread, hue = self.template.clutter(frame, turn, contrast)
+            if detail < cfg.plain_detail_below and spread < cfg.plain_hue_spread_below:
+                smooth.append(k)
+                hues[k] = hue
+        left = []
+        for three in ([smooth] if len(smooth) == 3 else
+                      [[k for k in smooth if k != out] for out in smooth] if len(smooth) == 4
+                      else []):
+            together = np.array([hues[k] for k in three])
+            if np.ptp(together, axis=0).max() >= cfg.plain_hue_agreement:
+                continue
+            (fourth,) = {0, 1, 2, 3} - set(three)
+            if fourth in hues and np.abs(hues[fourth] - together.mean(axis=0)).max() \
+                    < 2 * cfg.plain_hue_agreement:
+                continue  # smooth and nearly the board's hue: not clearly cover
+            left.append(fourth)
+        return turns[left[0]] if len(left) == 1 else None
 
     # --- refinement -------------------------------------------------------------------------
     def refine(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:

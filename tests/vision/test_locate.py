@@ -66,18 +66,36 @@ def test_any_yaw_and_tilt(locator, seed):
     assert np.linalg.norm(corners - scene.corners, axis=1).max() < 4
 
 
-def test_hidden_title_means_no_orientation(locator):
-    """A hand over the title corner: the reader cannot tell row 1, so it reports no board rather
-    than guess a quarter turn."""
-    scene = render_scene(np.random.default_rng(8), hand=False)
+def _cover_corner(scene, locator, k: int, colour) -> np.ndarray:
+    """The scene's frame with a flat patch over the title box of quarter turn k."""
+    from companion.vision.geometry import project
+    from companion.vision.locate import rotate_mm
+
     x0, y0, x1, y1 = locator.template.title_box
     box = np.array([[x0 - 2, y0 - 2], [x1 + 6, y0 - 2], [x1 + 6, y1 + 6], [x0 - 2, y1 + 6]])
-    from companion.vision.geometry import project
-
-    poly = project(scene.pose, box).astype(np.int32)
+    poly = project(scene.pose @ rotate_mm(k, G.board), box).astype(np.int32)
     frame = scene.frame.copy()
-    cv2.fillPoly(frame, [poly], (120, 150, 200))
-    with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
-        locator.locate(frame)
-    # with the title visible the same board is found
-    locator.locate(scene.frame)
+    cv2.fillPoly(frame, [poly], colour)
+    return frame
+
+
+def test_hidden_title_is_deduced_from_three_plain_corners(locator):
+    """A hand over the title corner: the other three corners show plain board, so the title is
+    under the fourth; row 0 is still found."""
+    scene = render_scene(np.random.default_rng(8), hand=False)
+    pose = locator.locate(_cover_corner(scene, locator, 0, (120, 150, 200)))
+    assert pose.oriented_by == "elimination"
+    assert np.linalg.norm(pose.corners(G) - scene.corners, axis=1).max() < 4
+
+
+def test_hidden_title_and_another_covered_corner_means_no_orientation(locator):
+    """The title and another corner hidden: two corners are left, so the reader reports no
+    board rather than guess a quarter turn."""
+    scene = render_scene(np.random.default_rng(8), hand=False)
+    frame = _cover_corner(scene, locator, 0, (120, 150, 200))
+    for k, colour in ((1, (60, 90, 140)), (2, (120, 150, 200))):
+        scene_k = type(scene)(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+        with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
+            locator.locate(_cover_corner(scene_k, locator, k, colour))
+    # with the title visible the same board is found by its title
+    assert locator.locate(scene.frame).oriented_by == "title"
