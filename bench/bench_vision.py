@@ -25,6 +25,7 @@ import numpy as np
 from games import pin_one_core
 
 from companion.vision.assets import cell_label
+from companion.vision.classify import default_model_dir
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
 
@@ -128,14 +129,27 @@ def resnet18_ms(repeats: int = 20) -> float | None:
     return statistics.median(times)
 
 
-def ours_ms(reader: BoardReader, repeats: int = 50) -> float:
-    crops = np.random.default_rng(0).integers(0, 255, (25, reader.model.size, reader.model.size,
-                                                       3), dtype=np.uint8)
-    reader.model.probabilities(crops)
+def ours_ms(reader: BoardReader, repeats: int = 50, model_file: str | None = None
+            ) -> float | None:
+    """25 crops through our classifier (the shipped 8-bit one, or model_file beside it)."""
+    import onnxruntime as ort
+
+    session = reader.model.session
+    if model_file is not None:
+        path = default_model_dir() / model_file
+        if not path.is_file():
+            return None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    size = reader.model.size
+    x = np.random.default_rng(0).random((25, 3, size, size), dtype=np.float32)
+    name = session.get_inputs()[0].name
+    session.run(None, {name: x})
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        reader.model.probabilities(crops)
+        session.run(None, {name: x})
         times.append((time.perf_counter() - t) * 1000)
     return statistics.median(times)
 
@@ -159,8 +173,10 @@ def main() -> None:
     print(f"read time, searching  {r['search_ms_median']:.1f} ms median (goal <= 30 ms)")
     print(f"read time, cached     {r['cached_ms_median']:.1f} ms median (goal <= 8 ms)")
     ours = ours_ms(reader)
+    ours_float = ours_ms(reader, model_file="cells.fp32.onnx")
     theirs = resnet18_ms()
-    print(f"classifier, 25 crops  {ours:.2f} ms ({reader.model.size}x{reader.model.size})")
+    print(f"classifier, 25 crops  {ours:.2f} ms ({reader.model.size}x{reader.model.size}, 8-bit)"
+          + ("" if ours_float is None else f"; the float network {ours_float:.2f} ms"))
     if theirs is None:
         print("ResNet18 on 100x100   skipped: needs torch (pip install -e '.[train]')")
     else:

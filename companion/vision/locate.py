@@ -203,7 +203,10 @@ class Locator:
         if previous is not None:  # a fixed rig: keep the pose while the art still agrees
             score = self.template.score(frame, previous.pose)
             if score >= self.config.recheck_score:
-                return self._refine(frame, previous.pose, self.config.edge_search_mm)
+                kept = self._refine(frame, previous.pose, self.config.edge_search_mm,
+                                    score=False)
+                return BoardPose(kept.pose, score, previous.title, previous.title_margin,
+                                 previous.oriented_by)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
@@ -353,45 +356,42 @@ class Locator:
         first = self._refine(gray, pose, self.config.edge_search_mm * 2.5)
         return self._refine(gray, first.pose, self.config.edge_search_mm)
 
-    def _refine(self, gray: np.ndarray, pose: np.ndarray, search_mm: float) -> BoardPose:
+    def _refine(self, gray: np.ndarray, pose: np.ndarray, search_mm: float, *,
+                score: bool = True) -> BoardPose:
+        """One pass of edge fitting; the refined pose scored against the art (or, with
+        ``score=False``, unscored: the caller has checked the pose already)."""
         g = self.geometry
-        inset = g.frame
-        corners_mm = g.corners(inset)
-        lines = []
-        for k in range(4):
-            a, b = corners_mm[k], corners_mm[(k + 1) % 4]
-            line = self._fit_edge(gray, pose, a, b, search_mm)
-            if line is None:
-                return BoardPose(pose, self.template.score(gray, pose))
-            lines.append(line)
-        pts = []
-        for k in range(4):
-            p = _intersect(lines[k - 1], lines[k])
-            if p is None:
-                return BoardPose(pose, self.template.score(gray, pose))
-            pts.append(p)
-        refined = pose_from_corners(np.array(pts), corners_mm)
-        moved = np.abs(project(refined, g.corners()) - project(pose, g.corners())).max()
-        if not np.isfinite(moved) or moved > 40:
-            return BoardPose(pose, self.template.score(gray, pose))
-        return BoardPose(refined, self.template.score(gray, refined))
+        corners_mm = g.corners(g.frame)
+        lines = self._fit_edges(gray, pose, corners_mm, search_mm)
+        refined = None
+        if lines is not None:
+            pts = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
+            if all(p is not None for p in pts):
+                refined = pose_from_corners(np.array(pts), corners_mm)
+                moved = np.abs(project(refined, g.corners()) - project(pose, g.corners())).max()
+                if not np.isfinite(moved) or moved > 40:
+                    refined = None
+        best = pose if refined is None else refined
+        return BoardPose(best, self.template.score(gray, best) if score else float("nan"))
 
-    def _fit_edge(self, gray: np.ndarray, pose: np.ndarray, a: np.ndarray, b: np.ndarray,
-                  search_mm: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Sub-pixel points along one edge, where brightness rises from the frame inwards; a
-        robust line through them (point, direction) in image pixels."""
-        cfg = self.config
-        n = cfg.edge_samples
+    def _fit_edges(self, gray: np.ndarray, pose: np.ndarray, corners_mm: np.ndarray,
+                   search_mm: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """For each side of the square corners_mm: sub-pixel points where brightness rises from
+        the dark frame inwards, and a robust line through them (point, direction) in image
+        pixels. All four sides are sampled in one pass; None if a side is not seen."""
+        n = self.config.edge_samples
         t = np.linspace(0.08, 0.92, n)
-        along = a[None, :] + t[:, None] * (b - a)[None, :]
-        direction = (b - a) / np.linalg.norm(b - a)
-        inward = np.array([-direction[1], direction[0]])  # clockwise corners: inside is left
+        a = corners_mm
+        b = np.roll(corners_mm, -1, axis=0)
+        along = a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]  # (4, n, 2)
+        direction = (b - a) / np.linalg.norm(b - a, axis=1, keepdims=True)
+        inward = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
         centre = np.full(2, self.geometry.board / 2)
-        if np.dot(centre - a, inward) < 0:
-            inward = -inward
+        flip = np.einsum("ij,ij->i", centre - a, inward) < 0
+        inward[flip] *= -1
         offsets = np.linspace(-search_mm, search_mm, int(search_mm * 8) | 1)
-        samples_mm = along[:, None, :] + offsets[None, :, None] * inward[None, None, :]
-        px = project(pose, samples_mm.reshape(-1, 2)).reshape(n, len(offsets), 2)
+        samples = along[:, :, None, :] + offsets[None, None, :, None] * inward[:, None, None, :]
+        px = project(pose, samples.reshape(-1, 2)).reshape(4 * n, len(offsets), 2)
         values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         if values.ndim == 3:  # sampled from a colour frame
@@ -399,23 +399,23 @@ class Locator:
         values = values.astype(np.float32)
         grad = values[:, 2:] - values[:, :-2]  # rising inwards
         idx = np.argmax(grad, axis=1)
-        strength = grad[np.arange(n), idx]
+        rows = np.arange(len(grad))
+        strength = grad[rows, idx]
+        inner = np.clip(idx, 1, grad.shape[1] - 2)
         ok = (strength > 12) & (idx > 0) & (idx < grad.shape[1] - 1)
-        if ok.sum() < n // 3:
-            return None
         # parabolic sub-sample peak
-        i = idx[ok]
-        rows = np.nonzero(ok)[0]
-        g0, g1, g2 = grad[rows, i - 1], grad[rows, i], grad[rows, i + 1]
+        g0, g1, g2 = grad[rows, inner - 1], grad[rows, inner], grad[rows, inner + 1]
         denom = g0 - 2 * g1 + g2
-        frac = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / denom, 0.0)
-        pos = i + 1 + np.clip(frac, -0.5, 0.5)
-        step = offsets[1] - offsets[0]
-        off_mm = offsets[0] + pos * step
-        pts_mm = along[rows] + off_mm[:, None] * inward[None, :]
-        pts = project(pose, pts_mm)
-        return _robust_line(pts)
-
+        safe = np.where(np.abs(denom) > 1e-6, denom, 1.0)
+        frac = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / safe, 0.0)
+        pos = inner + 1 + np.clip(frac, -0.5, 0.5)
+        off_mm = offsets[0] + pos * (offsets[1] - offsets[0])
+        pts_mm = along.reshape(-1, 2) + off_mm[:, None] * np.repeat(inward, n, axis=0)
+        pts = project(pose, pts_mm).reshape(4, n, 2)
+        ok = ok.reshape(4, n)
+        if (ok.sum(axis=1) < n // 3).any():
+            return None
+        return _robust_lines(pts, ok)
 
 def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
                 rng_seed: int = 0) -> list[np.ndarray]:
@@ -512,21 +512,28 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
     return quad[np.argsort(ang)]
 
 
-def _robust_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    keep = np.ones(len(pts), bool)
-    for _ in range(3):
-        if keep.sum() < 6:
+def _robust_lines(pts: np.ndarray, ok: np.ndarray, rounds: int = 3
+                  ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """A line (point, direction) through each row of points (k, n, 2) where ok (k, n): total
+    least squares, refitted without the points further than 3 median residuals (at least 1 px)."""
+    keep = ok.copy()
+    for _ in range(rounds):
+        if (keep.sum(axis=1) < 6).any():
             return None
-        vx, vy, x0, y0 = cv2.fitLine(pts[keep].astype(np.float32), cv2.DIST_HUBER, 0, 0.01,
-                                     0.01).ravel()
-        d = np.array([vx, vy], np.float64)
-        p = np.array([x0, y0], np.float64)
-        normal = np.array([-d[1], d[0]])
-        res = np.abs((pts - p) @ normal)
-        cut = max(1.0, 3 * np.median(res[keep]))
-        keep = res <= cut
-    return p, d
-
+        w = keep.astype(np.float64)[:, :, None]
+        mean = (pts * w).sum(axis=1) / w.sum(axis=1)
+        d = (pts - mean[:, None, :]) * np.sqrt(w)
+        sxx, syy = (d[:, :, 0] ** 2).sum(axis=1), (d[:, :, 1] ** 2).sum(axis=1)
+        sxy = (d[:, :, 0] * d[:, :, 1]).sum(axis=1)
+        angle = 0.5 * np.arctan2(2 * sxy, sxx - syy)  # the principal axis
+        direction = np.stack([np.cos(angle), np.sin(angle)], axis=1)
+        normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+        res = np.abs(np.einsum("knj,kj->kn", pts - mean[:, None, :], normal))
+        ranked = np.sort(np.where(keep, res, np.inf), axis=1)
+        median = ranked[np.arange(len(pts)), (keep.sum(axis=1) - 1) // 2]
+        cut = np.maximum(1.0, 3 * median)
+        keep = ok & (res <= cut[:, None])
+    return [(mean[k], direction[k]) for k in range(len(pts))]
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
                ) -> np.ndarray | None:

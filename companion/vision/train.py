@@ -3,6 +3,10 @@
 Needs the ``train`` extra (torch, CPU is enough). The runtime reader needs onnxruntime only.
 Reproducible from its seed: scenes are rendered with per-scene seeds, torch is seeded, and the
 data is shuffled with a seeded generator.
+
+The float network is kept as ``cells.fp32.onnx``; the reader runs ``cells.onnx``, the same
+network with 8-bit weights and activations (static quantisation calibrated on validation crops),
+which is about 1.4x faster on one core. Both are checked on the validation crops.
 """
 
 from __future__ import annotations
@@ -22,6 +26,10 @@ from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corner
 from companion.vision.synth import SceneStyle, render_scene
 
 CROP_PX = 56
+FLOAT_MODEL = "cells.fp32.onnx"
+CALIBRATION_CROPS = 2048
+QUANTISATION = (f"int8 static: per-channel int8 weights, uint8 activations (QDQ), min-max "
+                f"calibrated on the first {CALIBRATION_CROPS} validation crops")
 CROP_MM = 40.0
 MEAN, STD = 0.5, 0.25
 UNKNOWN_ABOVE = 0.3  # a cell more covered than this is "unknown"
@@ -177,14 +185,17 @@ def train(out_dir: Path, config: TrainConfig | None = None,
         log(f"epoch {epoch + 1}/{cfg.epochs}: loss {total / len(xt):.4f}, validation accuracy "
             f"{accuracy:.4f} ({time.time() - started:.0f} s)")
     out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_path = out_dir / "cells.onnx"
+    float_path = out_dir / FLOAT_MODEL
     model.eval()
     with warnings.catch_warnings():  # the TorchScript exporter needs no onnxscript
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, torch.zeros(1, 3, CROP_PX, CROP_PX), str(onnx_path),
+        torch.onnx.export(model, torch.zeros(1, 3, CROP_PX, CROP_PX), str(float_path),
                           input_names=["crops"], output_names=["logits"],
                           dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
                           opset_version=17, dynamo=False)
+    onnx_path = out_dir / "cells.onnx"
+    quantised_accuracy = quantise(float_path, onnx_path, x_val, y_val)
+    log(f"8-bit model: validation accuracy {quantised_accuracy:.4f} (float {accuracy:.4f})")
     meta = {
         "labels": names,
         "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
@@ -193,7 +204,9 @@ def train(out_dir: Path, config: TrainConfig | None = None,
         "train_scenes": cfg.scenes,
         "train_crops": int(len(x_train)),
         "validation_crops": int(len(x_val)),
-        "validation_accuracy": round(accuracy, 5),
+        "validation_accuracy": round(quantised_accuracy, 5),
+        "validation_accuracy_fp32": round(accuracy, 5),
+        "quantisation": QUANTISATION,
         "epochs": cfg.epochs,
         "torch": torch.__version__,
         "seconds": round(time.time() - started),
@@ -201,3 +214,48 @@ def train(out_dir: Path, config: TrainConfig | None = None,
     (out_dir / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and cells.json")
     return meta
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    """uint8 NHWC BGR crops -> the network's float NCHW input."""
+    return ((x.astype(np.float32).transpose(0, 3, 1, 2) / 255.0 - MEAN) / STD).astype(np.float32)
+
+
+def quantise(float_path: Path, out_path: Path, x_val: np.ndarray, y_val: np.ndarray) -> float:
+    """Write the 8-bit copy of a float ONNX model, calibrated on validation crops; return its
+    accuracy on all of them (onnxruntime, as the reader runs it)."""
+    import tempfile
+
+    import onnxruntime as ort
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    calibration = x_val[:CALIBRATION_CROPS]
+
+    class Crops(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.batches = iter(range(0, len(calibration), 256))
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            i = next(self.batches, None)
+            return None if i is None else {"crops": _normalise(calibration[i:i + 256])}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        prepared = Path(tmp) / "prepared.onnx"
+        quant_pre_process(str(float_path), str(prepared))
+        quantize_static(str(prepared), str(out_path), Crops(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(str(out_path), options, providers=["CPUExecutionProvider"])
+    right = 0
+    for i in range(0, len(x_val), 512):
+        logits = session.run(None, {"crops": _normalise(x_val[i:i + 512])})[0]
+        right += int((logits.argmax(axis=1) == y_val[i:i + 512]).sum())
+    return right / max(1, len(x_val))

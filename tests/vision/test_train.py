@@ -27,6 +27,10 @@ def test_training_exports_model_and_metadata(tmp_path):
     assert meta["train_crops"] > 50 and meta["seed"] == 3
     assert 0.0 <= meta["validation_accuracy"] <= 1.0
     assert (tmp_path / "cells.onnx").stat().st_size < 2_000_000
+    # the reader runs the 8-bit copy; the float network it was made from is kept beside it
+    assert (tmp_path / "cells.onnx").stat().st_size < (tmp_path / "cells.fp32.onnx").stat().st_size
+    assert meta["quantisation"].startswith("int8")
+    assert 0.0 <= meta["validation_accuracy_fp32"] <= 1.0
     model = load_model(tmp_path)
     probs = model.probabilities(np.zeros((3, model.size, model.size, 3), np.uint8))
     assert probs.shape == (3, len(meta["labels"]))
