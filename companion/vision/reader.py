@@ -24,7 +24,7 @@ from companion.vision.classify import (
     default_model_dir,
     load_model,
 )
-from companion.vision.geometry import BoardGeometry, cut_cells
+from companion.vision.geometry import BoardGeometry, CellCutter
 from companion.vision.locate import BoardNotFoundError, BoardPose, LocateConfig, Locator
 
 UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "confidence": 0.0}
@@ -88,6 +88,7 @@ class BoardReader:
         self.geometry = BoardGeometry.from_components(self.components)
         self.locator = Locator(self.geometry, self.config.locate)
         self.caps = capacities(self.components)
+        self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
         self.model.probabilities(np.zeros((25, size, size, 3), np.uint8))
@@ -100,8 +101,7 @@ class BoardReader:
         except BoardNotFoundError as exc:
             return Reading(False, None, [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
                            (time.perf_counter() - start) * 1000, None, exc.reason)
-        crops = cut_cells(frame, found.pose, self.geometry, crop_px=self.model.size,
-                          crop_mm=self.model.crop_mm)
+        crops = self.cut(frame, found.pose)
         probs = self.model.probabilities(crops)
         doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]
         if len(doubtful):  # a second look at doubtful cells: the same crop, turned

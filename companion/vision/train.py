@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from companion.vision.assets import label_names
@@ -49,14 +50,28 @@ class TrainConfig:
 
 
 def _scene_crops(args: tuple[int, float]) -> tuple[np.ndarray, np.ndarray]:
-    """Render one scene and cut its cells from a slightly wrong pose, as the reader would."""
+    """Render one scene and cut its cells from a slightly wrong pose, as the reader would; half
+    the scenes are seen through another camera (lower resolution, scaled up) or cut with other
+    sampling, so the model does not learn the quirks of one pipeline."""
     seed, hand_probability = args
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
     scene = render_scene(rng, style=SceneStyle(hand_probability=hand_probability))
-    jitter = scene.corners + rng.normal(0, 0.8, scene.corners.shape)
+    frame = scene.frame
+    if rng.random() < 0.25:  # a coarser sensor, scaled up to the frame size
+        h, w = frame.shape[:2]
+        f = rng.uniform(0.55, 0.85)
+        small = cv2.resize(frame, (int(w * f), int(h * f)), interpolation=cv2.INTER_AREA)
+        frame = cv2.resize(small, (w, h), interpolation=int(rng.choice(
+            [cv2.INTER_LINEAR, cv2.INTER_CUBIC])))
+    jitter = scene.corners + rng.normal(0, 1.0, scene.corners.shape)
     pose = pose_from_corners(jitter, g.corners())
-    crops = cut_cells(scene.frame, pose, g, crop_px=CROP_PX, crop_mm=CROP_MM)
+    sampling = {}
+    if rng.random() < 0.4:
+        sampling = {"supersample": int(rng.integers(1, 4)),
+                    "interpolation": int(rng.choice([cv2.INTER_NEAREST, cv2.INTER_LINEAR,
+                                                     cv2.INTER_CUBIC]))}
+    crops = cut_cells(frame, pose, g, crop_px=CROP_PX, crop_mm=CROP_MM, **sampling)
     names = label_names()
     index = {n: i for i, n in enumerate(names)}
     labels = np.array([index[n] for n in scene.cells])
@@ -113,13 +128,23 @@ def _to_tensor(x: np.ndarray):  # noqa: ANN202
 
 
 def _augment(x, generator):  # noqa: ANN001, ANN202
-    """Light crop-level jitter on top of the rendered variety: shift, gain, contrast."""
+    """Crop-level jitter on top of the rendered variety: shift, gain and offset, white
+    balance (a gain per colour channel), and now and then a little blur or sharpening."""
     import torch
+    import torch.nn.functional as F
 
     n = x.shape[0]
     gain = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    balance = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
     bias = 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
-    x = x * gain + bias
+    x = x * gain * balance + bias
+    # blur (positive) or sharpen (negative) a third of the crops: x + a (blurred - x)
+    box = torch.tensor([1.0, 2.0, 1.0])
+    kernel = (box[:, None] * box[None, :] / 16).expand(3, 1, 3, 3)
+    blurred = F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kernel, groups=3)
+    amount = (torch.rand(n, 1, 1, 1, generator=generator) * 1.6 - 0.6)
+    amount = amount * (torch.rand(n, 1, 1, 1, generator=generator) < 0.33)
+    x = x + amount * (blurred - x)
     dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=generator))
     return torch.roll(x, shifts=(dy, dx), dims=(2, 3))
 
