@@ -181,6 +181,7 @@ class Locator:
     """Finds the board and its pose in frames; create once, use for every frame."""
 
     _frame_shape: tuple[int, int] = (1080, 1920)
+    _small_area: int = 640 * 360
 
     def __init__(self, geometry: BoardGeometry | None = None,
                  config: LocateConfig | None = None) -> None:
@@ -210,6 +211,7 @@ class Locator:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
+        self._small_area = small.shape[0] * small.shape[1]
         contours = self._contours(small)
         scored: list[BoardPose] = []
         for thorough in (False, True):
@@ -247,7 +249,9 @@ class Locator:
         median = float(np.median(small))
         edges = cv2.Canny(small, max(10, 0.4 * median), max(30, 1.0 * median))
         edges = cv2.dilate(edges, np.ones((3, 3), np.uint8))
-        found = list(cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)[0])
+        # every outline point is kept: the thorough pass fits lines to straight runs by counting
+        # points on them, which a compressed outline (two points a run) would starve
+        found = list(cv2.findContours(edges, cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)[0])
         otsu, _ = cv2.threshold(small, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         for mask in (small < otsu, small >= otsu):
             m = cv2.morphologyEx(mask.astype(np.uint8) * 255, cv2.MORPH_OPEN,
@@ -261,13 +265,16 @@ class Locator:
         """Board poses to try: a quadrilateral per outline, as each of the three printed squares.
 
         The quick pass takes each outline's convex hull; the thorough pass, for boards whose
-        outline a hand or arm breaks, fits straight lines to the outline and tries every
-        quadrilateral that two pairs of them make.
+        outline a hand or arm breaks, fits straight lines to each large outline and to all of
+        them together (an arm across the board cuts it in two) and tries every quadrilateral
+        that two pairs of them make, or three sides completed into a square.
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         quads: list[np.ndarray] = []
-        if thorough:  # the costly pass: only the largest outlines
-            contours = sorted(contours, key=lambda c: -cv2.contourArea(cv2.convexHull(c)))[:5]
+        if thorough:  # the costly pass: only the largest outlines smaller than the frame
+            most = 0.6 * self._small_area
+            sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
+            contours = [c for a, c in sorted(sized, key=lambda t: -t[0]) if a <= most][:5]
         for contour in contours:
             if not thorough:
                 hull = cv2.convexHull(contour)
@@ -278,6 +285,9 @@ class Locator:
                     quads.append(approx.reshape(4, 2).astype(np.float64))
             elif cv2.contourArea(cv2.convexHull(contour)) >= min_side ** 2:
                 quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
+        if thorough and contours:  # an arm across the board cuts its outline in two: pool them
+            pooled = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.float64)
+            quads += _line_quads(pooled, min_side, lines_wanted=12)
         unique: list[np.ndarray] = []
         seen: set[tuple[int, ...]] = set()
         for quad in quads:
@@ -435,9 +445,7 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
             break
         a, d = a[good], d[good] / norm[good][:, None]
         normal = np.stack([-d[:, 1], d[:, 0]], axis=1)
-        dist = np.abs((pts[None, :, :] - a[:, None, :]) @ normal[:, :, None][:, :, 0:1]
-                      ).squeeze(-1) if False else np.abs(
-            np.einsum("hnk,hk->hn", pts[None, :, :] - a[:, None, :], normal))
+        dist = np.abs(np.einsum("hnk,hk->hn", pts[None, :, :] - a[:, None, :], normal))
         inliers = dist < 1.5
         best = int(np.argmax(inliers.sum(axis=1)))
         mask = inliers[best]
