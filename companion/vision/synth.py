@@ -36,6 +36,11 @@ class SceneStyle:
     blur_sigma: tuple[float, float] = (0.0, 1.4)
     noise_sigma: tuple[float, float] = (0.0, 7.0)
     jpeg_quality: tuple[int, int] = (55, 95)
+    colour_gain: tuple[float, float] = (0.85, 1.15)  # per channel: light colour, white balance
+    # off unless asked for (training asks): the camera's tone curve, and shake during exposure
+    gamma: tuple[float, float] = (1.0, 1.0)
+    motion_probability: float = 0.0
+    motion_px: tuple[float, float] = (3.0, 10.0)
 
 
 @dataclass
@@ -320,7 +325,7 @@ def _coverage(mask: np.ndarray, pose: np.ndarray, g: BoardGeometry) -> np.ndarra
 
 def _light(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.ndarray:
     h, w = frame.shape[:2]
-    gains = rng.uniform(0.85, 1.15, 3).astype(np.float32) * rng.uniform(0.6, 1.25)
+    gains = rng.uniform(*st.colour_gain, 3).astype(np.float32) * rng.uniform(0.6, 1.25)
     xs, ys = _grids((w // 8, h // 8))
     sw, sh = w // 8, h // 8
     ang = rng.uniform(0, 2 * math.pi)
@@ -346,10 +351,27 @@ def _light(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.nd
     return frame
 
 
+def _streak(length: float, angle_deg: float) -> np.ndarray:
+    """A motion-blur kernel: a line of the given length (px) and direction."""
+    size = int(math.ceil(length)) | 1
+    kernel = np.zeros((size, size), np.float32)
+    half = length / 2
+    c = size // 2
+    dx, dy = math.cos(math.radians(angle_deg)) * half, math.sin(math.radians(angle_deg)) * half
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1,
+             cv2.LINE_AA)
+    return kernel / kernel.sum()
+
+
 def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.ndarray:
     sigma = rng.uniform(*st.blur_sigma)
     if sigma > 0.3:
         frame = cv2.GaussianBlur(frame, (0, 0), sigma)
+    if st.motion_probability > 0 and rng.random() < st.motion_probability:
+        frame = cv2.filter2D(frame, -1, _streak(rng.uniform(*st.motion_px),
+                                                rng.uniform(0, 180)))
+    if st.gamma != (1.0, 1.0):
+        frame = np.power(np.maximum(frame, 0), rng.uniform(*st.gamma)).astype(np.float32)
     noise = np.empty(frame.shape, np.float32)
     cv2.setRNGSeed(int(rng.integers(2**31)))
     cv2.randn(noise, 0.0, float(rng.uniform(*st.noise_sigma)))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
+import cv2
 import numpy as np
 
 from companion.vision.assets import Label, label_names
-from companion.vision.synth import random_layout, render_scene
+from companion.vision.synth import SceneStyle, random_layout, render_scene
 
 
 def test_same_seed_same_scene():
@@ -43,3 +45,23 @@ def test_hand_covers_cells_and_truth_says_so():
 def test_labels_round_trip():
     for name in label_names():
         assert Label.parse(name).name == name
+
+
+def test_shake_and_tone_curve_only_when_asked():
+    """Motion blur and another tone curve are training's (off by default, so the scenes of a
+    seed stay as they were); asked for, they change the frame but not the truth."""
+    plain = render_scene(np.random.default_rng(9), hand=False)
+    again = render_scene(np.random.default_rng(9), style=SceneStyle(gamma=(1.0, 1.0)), hand=False)
+    assert np.array_equal(plain.frame, again.frame)
+    clean = SceneStyle(noise_sigma=(0.0, 0.0), blur_sigma=(0.0, 0.0), jpeg_quality=(95, 95))
+    sharp = render_scene(np.random.default_rng(9), hand=False, style=clean)
+    shaken = render_scene(np.random.default_rng(9), hand=False,
+                          style=replace(clean, motion_probability=1.0, motion_px=(9.0, 9.0),
+                                        gamma=(1.4, 1.4)))
+    assert shaken.cells == sharp.cells
+    assert np.allclose(shaken.corners, sharp.corners)
+    # a streak smooths the fine detail: less high-frequency energy than the sharp frame
+    def detail(frame):
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return float(np.abs(cv2.Laplacian(gray, cv2.CV_32F)).mean())
+    assert detail(shaken.frame) < 0.8 * detail(sharp.frame)
