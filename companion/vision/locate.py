@@ -16,7 +16,7 @@ board has moved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -62,6 +62,7 @@ class BoardPose:
     title: float = 1.0  # how clearly the title corner was seen (orientation), 0..1
     title_margin: float = 1.0  # how much better than in the next best corner
     oriented_by: str = "title"  # or "elimination": three corners seen plain, title under the 4th
+    edge_blur_mm: float = 0.0  # how wide the frame's sharp inner edge looks (the blurriest side)
 
     def corners(self, geometry: BoardGeometry) -> np.ndarray:
         return project(self.pose, geometry.corners())
@@ -206,8 +207,9 @@ class Locator:
             if score >= self.config.recheck_score:
                 kept = self._refine(frame, previous.pose, self.config.edge_search_mm,
                                     score=False)
-                return BoardPose(kept.pose, score, previous.title, previous.title_margin,
-                                 previous.oriented_by)
+                return replace(kept, score=score, title=previous.title,
+                               title_margin=previous.title_margin,
+                               oriented_by=previous.oriented_by)
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
@@ -230,8 +232,7 @@ class Locator:
                 raise BoardNotFoundError(
                     "the title corner is hidden (a hand?) and another corner is not seen plain, "
                     "so row 1 cannot be told from the others")
-            refined = BoardPose(deduced, refined.score, refined.title, refined.title_margin,
-                                "elimination")
+            refined = replace(refined, pose=deduced, oriented_by="elimination")
         if refined.score < self.config.accept_score:
             raise BoardNotFoundError(
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
@@ -319,7 +320,7 @@ class Locator:
         """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""
         refined = self.refine(gray, pose)
         oriented, title, margin = self.orient(gray, refined.pose)
-        return BoardPose(oriented, refined.score, title, margin)
+        return replace(refined, pose=oriented, title=title, title_margin=margin)
 
     def orient(self, gray: np.ndarray, pose: np.ndarray) -> tuple[np.ndarray, float, float]:
         """Of the four quarter turns of a pose, the one that puts the title in its corner; how
@@ -372,7 +373,7 @@ class Locator:
         ``score=False``, unscored: the caller has checked the pose already)."""
         g = self.geometry
         corners_mm = g.corners(g.frame)
-        lines = self._fit_edges(gray, pose, corners_mm, search_mm)
+        lines, blur = self._fit_edges(gray, pose, corners_mm, search_mm)
         refined = None
         if lines is not None:
             pts = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
@@ -382,13 +383,17 @@ class Locator:
                 if not np.isfinite(moved) or moved > 40:
                     refined = None
         best = pose if refined is None else refined
-        return BoardPose(best, self.template.score(gray, best) if score else float("nan"))
+        return BoardPose(best, self.template.score(gray, best) if score else float("nan"),
+                         edge_blur_mm=blur)
 
     def _fit_edges(self, gray: np.ndarray, pose: np.ndarray, corners_mm: np.ndarray,
-                   search_mm: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
+                   search_mm: float
+                   ) -> tuple[list[tuple[np.ndarray, np.ndarray]] | None, float]:
         """For each side of the square corners_mm: sub-pixel points where brightness rises from
         the dark frame inwards, and a robust line through them (point, direction) in image
-        pixels. All four sides are sampled in one pass; None if a side is not seen."""
+        pixels; and how blurred the edge looks: the width (mm) over which it rises, on its
+        blurriest side seen (NaN if none). All four sides are sampled in one pass; the lines are
+        None if a side is not seen."""
         n = self.config.edge_samples
         t = np.linspace(0.08, 0.92, n)
         a = corners_mm
@@ -411,8 +416,11 @@ class Locator:
         idx = np.argmax(grad, axis=1)
         rows = np.arange(len(grad))
         strength = grad[rows, idx]
+        rise = values[:, -4:].mean(axis=1) - values[:, :4].mean(axis=1)
+        # a sharp rise, or a gentle one across a clear step (a blurred frame)
+        ok = ((strength > 12) | ((rise > 30) & (strength > 4))) & (idx > 0) \
+            & (idx < grad.shape[1] - 1)
         inner = np.clip(idx, 1, grad.shape[1] - 2)
-        ok = (strength > 12) & (idx > 0) & (idx < grad.shape[1] - 1)
         # parabolic sub-sample peak
         g0, g1, g2 = grad[rows, inner - 1], grad[rows, inner], grad[rows, inner + 1]
         denom = g0 - 2 * g1 + g2
@@ -422,10 +430,17 @@ class Locator:
         off_mm = offsets[0] + pos * (offsets[1] - offsets[0])
         pts_mm = along.reshape(-1, 2) + off_mm[:, None] * np.repeat(inward, n, axis=0)
         pts = project(pose, pts_mm).reshape(4, n, 2)
+        # edge width: the full rise over the steepest slope (mm), a median per side, wherever
+        # the samples cross a clear rise
+        slope = np.maximum(strength, 1e-3) / (2 * (offsets[1] - offsets[0]))
+        width = np.where(rise > 30, rise / slope, np.nan).reshape(4, n)
+        seen = np.isfinite(width).sum(axis=1)
+        blur = max((float(np.median(w[np.isfinite(w)])) for w, c in zip(width, seen, strict=True)
+                    if c >= n // 3), default=float("nan"))
         ok = ok.reshape(4, n)
         if (ok.sum(axis=1) < n // 3).any():
-            return None
-        return _robust_lines(pts, ok)
+            return None, blur
+        return _robust_lines(pts, ok), blur
 
 def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
                 rng_seed: int = 0) -> list[np.ndarray]:
