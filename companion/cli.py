@@ -205,7 +205,8 @@ def _cmd_scan(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"image": name, **reading.to_json()}))
         elif reading.found:
-            print(f"{name} ({reading.ms:.0f} ms):\n{grid_table(reading.cells)}\n")
+            note = f"\n{reading.reason}" if reading.reason else ""
+            print(f"{name} ({reading.ms:.0f} ms):\n{grid_table(reading.cells)}{note}\n")
         else:
             print(f"{name}: no board found ({reading.reason})\n")
     return 1 if failed else 0

@@ -36,6 +36,7 @@ class ReaderConfig:
 
     abstain_below: float = 0.9
     second_look_below: float = 0.98
+    max_edge_blur_mm: float = 2.0  # a blurrier frame (shaken) is not read: every cell unknown
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
@@ -48,6 +49,8 @@ class ReaderConfig:
             return cls(abstain_below=float(raw.get("abstain_below", cls.abstain_below)),
                        second_look_below=float(raw.get("second_look_below",
                                                        cls.second_look_below)),
+                       max_edge_blur_mm=float(raw.get("max_edge_blur_mm",
+                                                      cls.max_edge_blur_mm)),
                        locate=locate)
         except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
             raise ModelError(f"reader settings {path} are malformed ({exc}); fix or delete "
@@ -101,6 +104,13 @@ class BoardReader:
         except BoardNotFoundError as exc:
             return Reading(False, None, [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
                            (time.perf_counter() - start) * 1000, None, exc.reason)
+        if found.edge_blur_mm > self.config.max_edge_blur_mm:  # too blurred to read digits
+            return Reading(True, found.corners(self.geometry),
+                           [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
+                           (time.perf_counter() - start) * 1000, found,
+                           f"the frame is blurred (edges {found.edge_blur_mm:.1f} mm wide, at "
+                           f"most {self.config.max_edge_blur_mm:.1f}): did the camera or the "
+                           "table move? Every cell is left unknown")
         crops = self.cut(frame, found.pose)
         probs = self.model.probabilities(crops)
         doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]

@@ -152,3 +152,19 @@ def test_scan_command_prints_a_table(fixtures):
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 0
     assert proc.stdout.splitlines()[1].split() == ["a", "b", "c", "d", "e"]
+
+
+def test_shaken_frame_is_not_read(reader, fixtures):
+    """Camera shake smears the digits: the reader finds the board but leaves every cell unknown
+    and says why, rather than guess."""
+    import cv2
+
+    frame = read_image(fixtures[0][0])
+    streak = np.zeros((15, 15), np.float32)
+    streak[7, :] = 1 / 15
+    shaken = reader.read(cv2.filter2D(frame, -1, streak))
+    assert shaken.found and shaken.pose.edge_blur_mm > reader.config.max_edge_blur_mm
+    assert all(c["kind"] == "unknown" for row in shaken.cells for c in row)
+    assert "blurred" in shaken.reason and "blurred" in shaken.to_json()["error"]
+    steady = reader.read(frame)
+    assert steady.reason is None and steady.pose.edge_blur_mm < reader.config.max_edge_blur_mm
