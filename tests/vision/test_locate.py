@@ -99,3 +99,12 @@ def test_hidden_title_and_another_covered_corner_means_no_orientation(locator):
             locator.locate(_cover_corner(scene_k, locator, k, colour))
     # with the title visible the same board is found by its title
     assert locator.locate(scene.frame).oriented_by == "title"
+
+
+@pytest.mark.parametrize("seed", [[5150, 285], [5150, 298]])
+def test_arm_across_the_board_is_still_found(locator, seed):
+    """An arm across the board cuts its outline in two (or across one side): the straight runs
+    of all the outlines together still give the board."""
+    scene = render_scene(np.random.default_rng(seed), hand=True)
+    corners = locator.locate(scene.frame).corners(G)
+    assert np.linalg.norm(corners - scene.corners, axis=1).max() < 4
