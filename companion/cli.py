@@ -255,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default="models")
     train.add_argument("--scenes", type=int, default=3500)
     train.add_argument("--val-scenes", type=int, default=200)
-    train.add_argument("--epochs", type=int, default=14)
+    train.add_argument("--epochs", type=int, default=12)
     train.add_argument("--seed", type=int, default=1)
     train.add_argument("--workers", type=int, default=2)
     train.set_defaults(func=_cmd_train)

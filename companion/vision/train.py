@@ -48,7 +48,7 @@ TRAINING_STYLE = SceneStyle(hand_probability=0.3, board_fraction=(0.24, 0.55),
 class TrainConfig:
     scenes: int = 3500
     val_scenes: int = 200
-    epochs: int = 14
+    epochs: int = 12
     batch: int = 128
     lr: float = 3e-3
     seed: int = 1
@@ -145,14 +145,17 @@ def _augment(x, generator):  # noqa: ANN001, ANN202
     gain = 1 + 0.15 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
     balance = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
     bias = 0.2 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
-    x = x * gain * balance + bias
-    # blur (positive) or sharpen (negative) a third of the crops: x + a (blurred - x)
-    box = torch.tensor([1.0, 2.0, 1.0])
-    kernel = (box[:, None] * box[None, :] / 16).expand(3, 1, 3, 3)
-    blurred = F.conv2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), kernel, groups=3)
-    amount = (torch.rand(n, 1, 1, 1, generator=generator) * 1.6 - 0.6)
-    amount = amount * (torch.rand(n, 1, 1, 1, generator=generator) < 0.33)
-    x = x + amount * (blurred - x)
+    x = x * (gain * balance) + bias
+    # blur (positive) or sharpen (negative) a third of the crops: x + a (blurred - x), with a
+    # separable 1-2-1 blur (a grouped convolution is ten times slower on the CPU)
+    amount = torch.rand(n, 1, 1, 1, generator=generator) * 1.6 - 0.6
+    chosen = torch.nonzero(torch.rand(n, generator=generator) < 0.33).ravel()
+    if len(chosen):
+        some = x[chosen]
+        p = F.pad(some, (1, 1, 1, 1), mode="replicate")
+        p = (p[:, :, :, :-2] + 2 * p[:, :, :, 1:-1] + p[:, :, :, 2:]) / 4
+        blurred = (p[:, :, :-2] + 2 * p[:, :, 1:-1] + p[:, :, 2:]) / 4
+        x[chosen] = some + amount[chosen] * (blurred - some)
     dx, dy = (int(v) for v in torch.randint(-2, 3, (2,), generator=generator))
     return torch.roll(x, shifts=(dy, dx), dims=(2, 3))
 
@@ -190,7 +193,7 @@ def train(out_dir: Path, config: TrainConfig | None = None,
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
     gen = torch.Generator().manual_seed(cfg.seed)
-    xt = _to_tensor(x_train)
+    xt = torch.from_numpy(x_train)  # uint8 NHWC: a quarter of the memory; batches are converted
     yt = torch.from_numpy(y_train).long()
     xv = _to_tensor(x_val)
     yv = torch.from_numpy(y_val).long()
@@ -201,7 +204,7 @@ def train(out_dir: Path, config: TrainConfig | None = None,
         total = 0.0
         for i in range(0, len(order), cfg.batch):
             idx = order[i:i + cfg.batch]
-            xb = _augment(xt[idx], gen)
+            xb = _augment(_to_tensor(xt[idx].numpy()), gen)
             # quarter turns are free data: tokens lie at any rotation
             k = int(torch.randint(0, 4, (1,), generator=gen))
             xb = torch.rot90(xb, k, dims=(2, 3))
