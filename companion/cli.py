@@ -222,7 +222,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     config = TrainConfig(scenes=args.scenes, val_scenes=args.val_scenes, epochs=args.epochs,
-                         seed=args.seed, workers=args.workers)
+                         seed=args.seed, workers=args.workers, broad=args.broad)
     train(Path(args.out), config)
     return 0
 
@@ -255,8 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default="models")
     train.add_argument("--scenes", type=int, default=3500)
     train.add_argument("--val-scenes", type=int, default=200)
-    train.add_argument("--epochs", type=int, default=12)
+    train.add_argument("--epochs", type=int, default=14)
     train.add_argument("--seed", type=int, default=1)
+    train.add_argument("--broad", action="store_true",
+                       help="the broad recipe: wider scenes, other cameras and sampling "
+                            "(see companion/vision/train.py)")
     train.add_argument("--workers", type=int, default=2)
     train.set_defaults(func=_cmd_train)
     render = sub.add_parser("render", help="render camera-like scenes with their truth")

@@ -46,3 +46,10 @@ def test_training_is_reproducible_from_its_seed(tmp_path):
     pa = ma.probabilities(crops)
     pb = mb.probabilities(crops)
     assert np.allclose(pa, pb, atol=1e-5)
+
+
+def test_broad_recipe_trains_and_says_so(tmp_path):
+    meta = train(tmp_path, TrainConfig(scenes=3, val_scenes=1, epochs=1, batch=32, seed=4,
+                                       workers=1, broad=True), log=lambda _: None)
+    assert meta["recipe"] == "broad"
+    assert load_model(tmp_path).size == meta["input"]["size"]
