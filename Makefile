@@ -24,6 +24,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_sambal.py
 	$(BIN)/python bench/bench_stray.py
 	$(BIN)/python bench/bench_vision.py --scenes 500
+	$(BIN)/python bench/bench_vision_stress.py --scenes 100
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

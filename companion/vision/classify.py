@@ -44,8 +44,9 @@ class CellModel:
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, size, size, 3) uint8 BGR crops -> (N, classes) probabilities."""
-        x = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        x = (x - self.mean) / self.std
+        x = crops.transpose(0, 3, 1, 2).astype(np.float32)  # (x / 255 - mean) / std, in place
+        x *= 1.0 / (255.0 * self.std)
+        x -= self.mean / self.std
         logits = self.session.run(None, {self.session.get_inputs()[0].name: x})[0]
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)

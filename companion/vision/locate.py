@@ -45,6 +45,7 @@ class LocateConfig:
     template_px_per_mm: float = 0.5
     accept_score: float = 0.55
     recheck_score: float = 0.6
+    recheck_move_px: float = 2.0  # a kept pose whose edges moved more is checked against the art
     min_board_fraction: float = 0.15  # of the frame width, at the least
     edge_search_mm: float = 3.0
     edge_samples: int = 48
@@ -125,6 +126,8 @@ class Template:
         w, h = self._title.shape[1], self._title.shape[0]
         warped = cv2.warpPerspective(gray, to_rect, (w, h), flags=cv2.INTER_AREA,
                                      borderMode=cv2.BORDER_REPLICATE)
+        if warped.ndim == 3:  # a colour frame: convert only the small copy
+            warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
         return warped.astype(np.float32)
 
     def title_score(self, gray: np.ndarray, pose: np.ndarray) -> float:
@@ -202,29 +205,37 @@ class Locator:
         """
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
             raise VisionError("the frame is not a colour image; check the camera or the file")
-        if previous is not None:  # a fixed rig: keep the pose while the art still agrees
-            score = self.template.score(frame, previous.pose)
-            if score >= self.config.recheck_score:
-                kept = self._refine(frame, previous.pose, self.config.edge_search_mm,
-                                    score=False)
-                return replace(kept, score=score, title=previous.title,
-                               title_margin=previous.title_margin,
-                               oriented_by=previous.oriented_by)
+        if previous is not None:  # a fixed rig: keep the pose while the board stays
+            kept = self._keep(frame, previous)
+            if kept is not None:
+                return kept
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
         self._small_area = small.shape[0] * small.shape[1]
         contours = self._contours(small)
         scored: list[BoardPose] = []
-        for thorough in (False, True):
-            for pose in self._candidates(contours, scale, thorough=thorough):
+        finished: dict[int, BoardPose] = {}  # refined and oriented, by candidate
+
+        def finish(candidate: BoardPose) -> BoardPose:
+            if id(candidate) not in finished:
+                finished[id(candidate)] = self._finish(gray, candidate.pose)
+            return finished[id(candidate)]
+
+        sure = self.config.accept_score + 0.25
+        for stage in ("quick", "thorough", "pooled"):  # each costlier than the one before
+            for pose in self._candidates(contours, scale, stage=stage):
                 scored.append(BoardPose(pose, self.template.score(gray, pose)))
-            if scored and max(b.score for b in scored) >= self.config.accept_score + 0.25:
-                break
-        if not scored or max(b.score for b in scored) < self.config.accept_score * 0.8:
+            scored.sort(key=lambda b: -b.score)
+            if scored and (scored[0].score >= sure or (
+                    scored[0].score >= self.config.accept_score * 0.8
+                    and finish(scored[0]).score >= sure)):
+                break  # clearly the board, as found or once its edges are fitted
+        if not scored or scored[0].score < self.config.accept_score * 0.8:
             raise BoardNotFoundError("no quadrilateral in the frame looks like the board")
-        scored.sort(key=lambda b: -b.score)
-        refined = max((self._finish(gray, b.pose) for b in scored[:3]), key=lambda b: b.score)
+        refined = finish(scored[0])
+        if refined.score < sure:  # not clearly the board: the runners-up may fit better
+            refined = max((finish(b) for b in scored[:3]), key=lambda b: b.score)
         if refined.title < self.config.min_title_score or \
                 refined.title_margin < self.config.min_title_margin:
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
@@ -237,6 +248,30 @@ class Locator:
             raise BoardNotFoundError(
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
         return refined
+
+    def _keep(self, frame: np.ndarray, previous: BoardPose) -> BoardPose | None:
+        """The last pose, its edges fitted again; None if the board moved (search again).
+
+        The frame's edges found where they were (within ``recheck_move_px``) mean the board is
+        still there; otherwise the pose must still agree with the art. Either way the title is
+        looked for: a board turned a quarter turn in place has the same edges, but its title in
+        another corner. Under a hand the title cannot be seen, and the orientation is kept.
+        """
+        cfg = self.config
+        fitted, blur = self._fit_pose(frame, previous.pose, cfg.edge_search_mm,
+                                      cfg.edge_samples // 2)
+        pose = previous.pose if fitted is None else fitted
+        score = previous.score
+        if fitted is None or _moved_px(fitted, previous.pose, self.geometry) > cfg.recheck_move_px:
+            score = self.template.score(frame, pose)
+            if score < cfg.recheck_score:
+                return None
+        title = self.template.title_score(frame, pose)
+        if title < cfg.min_title_score:
+            _, best, margin = self.orient(frame, pose)
+            if best >= cfg.min_title_score and margin >= cfg.min_title_margin:
+                return None  # the title is clearly in another corner: the board was turned
+        return replace(previous, pose=pose, score=score, edge_blur_mm=blur)
 
     def _small(self, gray: np.ndarray) -> tuple[np.ndarray, float]:
         h, w = gray.shape
@@ -261,22 +296,23 @@ class Locator:
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         return [c for c in found if cv2.arcLength(c, True) >= 4 * min_side]
 
-    def _candidates(self, contours: list[np.ndarray], scale: float, *, thorough: bool
+    def _candidates(self, contours: list[np.ndarray], scale: float, *, stage: str
                     ) -> list[np.ndarray]:
         """Board poses to try: a quadrilateral per outline, as each of the three printed squares.
 
-        The quick pass takes each outline's convex hull; the thorough pass, for boards whose
-        outline a hand or arm breaks, fits straight lines to each large outline and to all of
-        them together (an arm across the board cuts it in two) and tries every quadrilateral
-        that two pairs of them make, or three sides completed into a square.
+        The quick stage takes each outline's convex hull; the thorough stage, for boards whose
+        outline a hand or arm breaks, fits straight lines to each large outline, and the pooled
+        stage to all of them together (an arm across the board cuts it in two); both try every
+        quadrilateral that two pairs of lines make, or three sides completed into a square.
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         quads: list[np.ndarray] = []
-        if thorough:  # the costly pass: only the largest outlines smaller than the frame
+        thorough = stage != "quick"
+        if thorough:  # the costly stages: only the largest outlines smaller than the frame
             most = 0.6 * self._small_area
             sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
             contours = [c for a, c in sorted(sized, key=lambda t: -t[0]) if a <= most][:5]
-        for contour in contours:
+        for contour in contours if stage != "pooled" else []:
             if not thorough:
                 hull = cv2.convexHull(contour)
                 if cv2.contourArea(hull) < min_side ** 2:
@@ -286,7 +322,7 @@ class Locator:
                     quads.append(approx.reshape(4, 2).astype(np.float64))
             elif cv2.contourArea(cv2.convexHull(contour)) >= min_side ** 2:
                 quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
-        if thorough and contours:  # an arm across the board cuts its outline in two: pool them
+        if stage == "pooled" and contours:  # an arm across the board cuts its outline in two
             pooled = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.float64)
             quads += _line_quads(pooled, min_side, lines_wanted=12)
         unique: list[np.ndarray] = []
@@ -368,33 +404,39 @@ class Locator:
         return self._refine(gray, first.pose, self.config.edge_search_mm)
 
     def _refine(self, gray: np.ndarray, pose: np.ndarray, search_mm: float, *,
-                score: bool = True) -> BoardPose:
+                score: bool = True, samples: int | None = None) -> BoardPose:
         """One pass of edge fitting; the refined pose scored against the art (or, with
         ``score=False``, unscored: the caller has checked the pose already)."""
-        g = self.geometry
-        corners_mm = g.corners(g.frame)
-        lines, blur = self._fit_edges(gray, pose, corners_mm, search_mm)
-        refined = None
-        if lines is not None:
-            pts = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
-            if all(p is not None for p in pts):
-                refined = pose_from_corners(np.array(pts), corners_mm)
-                moved = np.abs(project(refined, g.corners()) - project(pose, g.corners())).max()
-                if not np.isfinite(moved) or moved > 40:
-                    refined = None
+        refined, blur = self._fit_pose(gray, pose, search_mm,
+                                       samples or self.config.edge_samples)
         best = pose if refined is None else refined
         return BoardPose(best, self.template.score(gray, best) if score else float("nan"),
                          edge_blur_mm=blur)
 
+    def _fit_pose(self, gray: np.ndarray, pose: np.ndarray, search_mm: float, samples: int
+                  ) -> tuple[np.ndarray | None, float]:
+        """The pose from the frame's four inner edges found near where pose puts them (None if
+        a side is not seen, or the fit lands far away), and the edge blur (mm)."""
+        g = self.geometry
+        corners_mm = g.corners(g.frame)
+        lines, blur = self._fit_edges(gray, pose, corners_mm, search_mm, samples)
+        if lines is None:
+            return None, blur
+        pts = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
+        if any(p is None for p in pts):
+            return None, blur
+        refined = pose_from_corners(np.array(pts), corners_mm)
+        moved = _moved_px(refined, pose, g)
+        return (refined if np.isfinite(moved) and moved <= 40 else None), blur
+
     def _fit_edges(self, gray: np.ndarray, pose: np.ndarray, corners_mm: np.ndarray,
-                   search_mm: float
+                   search_mm: float, n: int
                    ) -> tuple[list[tuple[np.ndarray, np.ndarray]] | None, float]:
         """For each side of the square corners_mm: sub-pixel points where brightness rises from
         the dark frame inwards, and a robust line through them (point, direction) in image
         pixels; and how blurred the edge looks: the width (mm) over which it rises, on its
         blurriest side seen (NaN if none). All four sides are sampled in one pass; the lines are
-        None if a side is not seen."""
-        n = self.config.edge_samples
+        None if a side is not seen (n samples a side)."""
         t = np.linspace(0.08, 0.92, n)
         a = corners_mm
         b = np.roll(corners_mm, -1, axis=0)
@@ -435,18 +477,24 @@ class Locator:
         slope = np.maximum(strength, 1e-3) / (2 * (offsets[1] - offsets[0]))
         width = np.where(rise > 30, rise / slope, np.nan).reshape(4, n)
         seen = np.isfinite(width).sum(axis=1)
-        blur = max((float(np.median(w[np.isfinite(w)])) for w, c in zip(width, seen, strict=True)
-                    if c >= n // 3), default=float("nan"))
+        medians = np.sort(width, axis=1)[np.arange(4), np.maximum(seen - 1, 0) // 2]  # NaN last
+        blur = float(medians[seen >= n // 3].max()) if (seen >= n // 3).any() else float("nan")
         ok = ok.reshape(4, n)
         if (ok.sum(axis=1) < n // 3).any():
             return None, blur
         return _robust_lines(pts, ok), blur
 
+def _moved_px(a: np.ndarray, b: np.ndarray, geometry: BoardGeometry) -> float:
+    """How far (px) the board's corners are apart under two poses."""
+    return float(np.abs(project(a, geometry.corners()) - project(b, geometry.corners())).max())
+
+
 def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
                 rng_seed: int = 0) -> list[np.ndarray]:
     """Quadrilaterals from the longest straight runs of an outline (sequential RANSAC)."""
     rng = np.random.default_rng(rng_seed)
-    pts = points
+    stride = max(1, len(points) // 1500)  # every few points of a long outline will do
+    pts = points[::stride]
     lines = []
     for _ in range(lines_wanted):
         if len(pts) < 20:
@@ -464,7 +512,7 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
         inliers = dist < 1.5
         best = int(np.argmax(inliers.sum(axis=1)))
         mask = inliers[best]
-        if mask.sum() < min_side * 0.5:
+        if mask.sum() * stride < min_side * 0.5:
             break
         sel = pts[mask]
         vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).ravel()

@@ -34,9 +34,10 @@ UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "con
 class ReaderConfig:
     """Thresholds, from ``reader.yaml`` beside the model."""
 
-    abstain_below: float = 0.9
-    second_look_below: float = 0.98
+    abstain_below: float = 0.7
+    second_look_below: float = 0.9
     max_edge_blur_mm: float = 2.0  # a blurrier frame (shaken) is not read: every cell unknown
+    unchanged_below: float = 8.0  # a cell whose crop changed less than this is not classified
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
@@ -51,6 +52,7 @@ class ReaderConfig:
                                                        cls.second_look_below)),
                        max_edge_blur_mm=float(raw.get("max_edge_blur_mm",
                                                       cls.max_edge_blur_mm)),
+                       unchanged_below=float(raw.get("unchanged_below", cls.unchanged_below)),
                        locate=locate)
         except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
             raise ModelError(f"reader settings {path} are malformed ({exc}); fix or delete "
@@ -92,6 +94,7 @@ class BoardReader:
         self.locator = Locator(self.geometry, self.config.locate)
         self.caps = capacities(self.components)
         self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
+        self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
         self.model.probabilities(np.zeros((25, size, size, 3), np.uint8))
@@ -112,19 +115,54 @@ class BoardReader:
                            f"most {self.config.max_edge_blur_mm:.1f}): did the camera or the "
                            "table move? Every cell is left unknown")
         crops = self.cut(frame, found.pose)
-        probs = self.model.probabilities(crops)
-        doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]
-        if len(doubtful):  # a second look at doubtful cells: the same crop, turned
-            turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2))
-                                     for k in (1, 2, 3)])
-            more = self.model.probabilities(np.ascontiguousarray(turned))
-            more = more.reshape(3, len(doubtful), -1)
-            probs[doubtful] = (probs[doubtful] + more.sum(axis=0)) / 4
+        probs = self._classify(crops)
         cells = decode(probs, self.model.labels, self.caps,
                        abstain_below=self.config.abstain_below)
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
         return Reading(True, found.corners(self.geometry), grid,
                        (time.perf_counter() - start) * 1000, found)
+
+
+    def _classify(self, crops: np.ndarray) -> np.ndarray:
+        """Probabilities for the 25 crops. Cells whose crop has not changed since it was last
+        classified (no 8x8 block brighter or darker by ``unchanged_below`` on average: sensor
+        noise, not a token moved, turned or covered) keep their answer; the rest go through the
+        model in one batch, and those it is not sure of get a second look."""
+        todo = np.arange(len(crops))
+        probs = np.empty((len(crops), len(self.model.labels)), np.float32)
+        if self._seen is not None and self.config.unchanged_below > 0:
+            seen_crops, seen_probs = self._seen
+            todo = np.nonzero(_block_change(crops, seen_crops) >= self.config.unchanged_below)[0]
+            probs[:] = seen_probs
+            seen_crops = seen_crops.copy()
+        else:
+            seen_crops = crops.copy()
+        if len(todo):
+            fresh = self.model.probabilities(crops[todo])
+            doubtful = np.nonzero(fresh.max(axis=1) < self.config.second_look_below)[0]
+            if len(doubtful):  # a second look at doubtful cells: the same crop, turned
+                again = crops[todo[doubtful]]
+                turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in (1, 2, 3)])
+                more = self.model.probabilities(np.ascontiguousarray(turned))
+                more = more.reshape(3, len(doubtful), -1)
+                fresh[doubtful] = (fresh[doubtful] + more.sum(axis=0)) / 4
+            probs[todo] = fresh
+            seen_crops[todo] = crops[todo]
+        self._seen = (seen_crops, probs.copy())
+        return probs
+
+    def forget(self) -> None:
+        """Classify every cell of the next frame afresh."""
+        self._seen = None
+
+
+def _block_change(crops: np.ndarray, before: np.ndarray, block: int = 8) -> np.ndarray:
+    """Per crop, the largest mean absolute change (grey levels) over its blocks."""
+    n, h, w, _ = crops.shape
+    diff = np.abs(crops.astype(np.int16) - before).sum(axis=3, dtype=np.int32)
+    hb, wb = h // block, w // block
+    blocks = diff[:, :hb * block, :wb * block].reshape(n, hb, block, wb, block)
+    return blocks.mean(axis=(2, 4)).max(axis=(1, 2)) / 3
 
 
 def read_image(path: Path) -> np.ndarray:

@@ -108,3 +108,19 @@ def test_arm_across_the_board_is_still_found(locator, seed):
     scene = render_scene(np.random.default_rng(seed), hand=True)
     corners = locator.locate(scene.frame).corners(G)
     assert np.linalg.norm(corners - scene.corners, axis=1).max() < 4
+
+
+def test_board_turned_in_place_is_searched_again(locator, fixtures):
+    """A fixed rig's board turned a quarter turn in place has the same edges; the title in
+    another corner gives it away and the board is searched again, not read sideways."""
+    from dataclasses import replace
+
+    from companion.vision.locate import rotate_mm
+
+    image, truth = fixtures[0]
+    frame = read_image(image)
+    found = locator.locate(frame)
+    for k in (1, 2, 3):
+        stale = replace(found, pose=found.pose @ rotate_mm(k, G.board))
+        again = locator.locate(frame, previous=stale)
+        assert np.linalg.norm(again.corners(G) - np.array(truth["corners"]), axis=1).max() < 4

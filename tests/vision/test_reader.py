@@ -168,3 +168,41 @@ def test_shaken_frame_is_not_read(reader, fixtures):
     assert "blurred" in shaken.reason and "blurred" in shaken.to_json()["error"]
     steady = reader.read(frame)
     assert steady.reason is None and steady.pose.edge_blur_mm < reader.config.max_edge_blur_mm
+
+
+def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
+    """Frame after frame on a fixed rig, a cell whose crop is unchanged (sensor noise only)
+    keeps its answer; a cell that changed (here a hand-sized patch over one cell) goes through
+    the model again; forget() reads every cell afresh."""
+    import cv2
+
+    from companion.vision.geometry import project
+
+    reader = BoardReader(threads=1)
+    batches = []
+    probabilities = reader.model.probabilities
+
+    def spy(crops):
+        batches.append(len(crops))
+        return probabilities(crops)
+
+    reader.model.probabilities = spy
+    image, _ = fixtures[0]
+    frame = read_image(image)
+    first = reader.read(frame)
+    assert batches[0] == 25
+    noise = np.random.default_rng(3).normal(0, 3, frame.shape)
+    batches.clear()
+    steady = reader.read(np.clip(frame + noise, 0, 255).astype(np.uint8), pose=first.pose)
+    assert batches == [] and steady.cells == first.cells
+    covered = frame.copy()
+    centre = project(first.pose.pose, reader.geometry.centres[2, 2][None])[0]
+    cv2.circle(covered, (int(centre[0]), int(centre[1])), 40, (90, 140, 200), -1)
+    changed = reader.read(covered, pose=steady.pose)
+    assert batches and batches[0] == 1
+    assert changed.cells[2][2] != first.cells[2][2]
+    assert [c for r in changed.cells for c in r][:12] == [c for r in first.cells for c in r][:12]
+    batches.clear()
+    reader.forget()
+    reader.read(frame, pose=changed.pose)
+    assert batches[0] == 25
