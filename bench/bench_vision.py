@@ -21,6 +21,7 @@ import argparse
 import statistics
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -135,8 +136,10 @@ def resnet18_ms(repeats: int = 20) -> float | None:
     model = nn.Sequential(*layers).eval()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "resnet18.onnx"
-        torch.onnx.export(model, torch.zeros(1, 3, 100, 100), str(path), input_names=["x"],
-                          dynamic_axes={"x": {0: "n"}}, opset_version=17, dynamo=False)
+        with warnings.catch_warnings():  # the TorchScript exporter needs no onnxscript
+            warnings.simplefilter("ignore", DeprecationWarning)
+            torch.onnx.export(model, torch.zeros(1, 3, 100, 100), str(path), input_names=["x"],
+                              dynamic_axes={"x": {0: "n"}}, opset_version=17, dynamo=False)
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
