@@ -119,13 +119,17 @@ class Template:
         return float(np.dot((v - v.mean()) / sd, self._t) / len(v))
 
 
+    def _title_patch(self, image: np.ndarray, pose: np.ndarray) -> np.ndarray:
+        """The title corner of this pose, rectified at the title's resolution (grey or colour,
+        as the image)."""
+        x0, y0, _, _ = self.title_box
+        to_rect = scale_mm(self.ppm * 4, (x0, y0)) @ np.linalg.inv(pose)
+        h, w = self._title.shape
+        return cv2.warpPerspective(image, to_rect, (w, h), flags=cv2.INTER_AREA,
+                                   borderMode=cv2.BORDER_REPLICATE)
+
     def _title_corner(self, gray: np.ndarray, pose: np.ndarray) -> np.ndarray:
-        x0, y0, x1, y1 = self.title_box
-        ppm = self.ppm * 4
-        to_rect = scale_mm(ppm, (x0, y0)) @ np.linalg.inv(pose)
-        w, h = self._title.shape[1], self._title.shape[0]
-        warped = cv2.warpPerspective(gray, to_rect, (w, h), flags=cv2.INTER_AREA,
-                                     borderMode=cv2.BORDER_REPLICATE)
+        warped = self._title_patch(gray, pose)
         if warped.ndim == 3:  # a colour frame: convert only the small copy
             warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
         return warped.astype(np.float32)
@@ -154,11 +158,8 @@ class Template:
         edge) once soft light and shadow are blurred out, as a share of the board's contrast;
         the spread of its hue, in thousandths (a hand or card over part of it mixes two); its
         mean hue (thousandths of B, G, R)."""
-        x0, y0, _, _ = self.title_box
-        to_rect = scale_mm(self.ppm * 4, (x0, y0)) @ np.linalg.inv(pose)
-        h, w = self._title.shape
-        patch = cv2.warpPerspective(frame, to_rect, (w, h), flags=cv2.INTER_AREA,
-                                    borderMode=cv2.BORDER_REPLICATE)
+        patch = self._title_patch(frame, pose)
+        h, w = patch.shape[:2]
         px = patch.reshape(-1, 3).astype(np.float32)
         light = px.sum(axis=1)
         chroma = px / np.maximum(light, 1.0)[:, None]  # unchanged by shade and shadow
@@ -185,7 +186,6 @@ class Locator:
     """Finds the board and its pose in frames; create once, use for every frame."""
 
     _frame_shape: tuple[int, int] = (1080, 1920)
-    _small_area: int = 640 * 360
 
     def __init__(self, geometry: BoardGeometry | None = None,
                  config: LocateConfig | None = None) -> None:
@@ -212,8 +212,8 @@ class Locator:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
-        self._small_area = small.shape[0] * small.shape[1]
         contours = self._contours(small)
+        largest: list[tuple[float, np.ndarray]] = []  # the costly stages' outlines, found once
         scored: list[BoardPose] = []
         finished: dict[int, BoardPose] = {}  # refined and oriented, by candidate
 
@@ -224,7 +224,9 @@ class Locator:
 
         sure = self.config.accept_score + 0.25
         for stage in ("quick", "thorough", "pooled"):  # each costlier than the one before
-            for pose in self._candidates(contours, scale, stage=stage):
+            if stage != "quick" and not largest:
+                largest = self._largest(contours, small.size)
+            for pose in self._candidates(self._quads(stage, contours, largest), scale):
                 scored.append(BoardPose(pose, self.template.score(gray, pose)))
             scored.sort(key=lambda b: -b.score)
             if scored and (scored[0].score >= sure or (
@@ -296,9 +298,15 @@ class Locator:
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         return [c for c in found if cv2.arcLength(c, True) >= 4 * min_side]
 
-    def _candidates(self, contours: list[np.ndarray], scale: float, *, stage: str
-                    ) -> list[np.ndarray]:
-        """Board poses to try: a quadrilateral per outline, as each of the three printed squares.
+    def _largest(self, contours: list[np.ndarray], small_area: int
+                 ) -> list[tuple[float, np.ndarray]]:
+        """The five largest outlines smaller than the frame, with their hull areas."""
+        sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
+        return [t for t in sorted(sized, key=lambda t: -t[0]) if t[0] <= 0.6 * small_area][:5]
+
+    def _quads(self, stage: str, contours: list[np.ndarray],
+               largest: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
+        """Quadrilaterals in the small frame, by stage.
 
         The quick stage takes each outline's convex hull; the thorough stage, for boards whose
         outline a hand or arm breaks, fits straight lines to each large outline, and the pooled
@@ -307,24 +315,26 @@ class Locator:
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         quads: list[np.ndarray] = []
-        thorough = stage != "quick"
-        if thorough:  # the costly stages: only the largest outlines smaller than the frame
-            most = 0.6 * self._small_area
-            sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
-            contours = [c for a, c in sorted(sized, key=lambda t: -t[0]) if a <= most][:5]
-        for contour in contours if stage != "pooled" else []:
-            if not thorough:
+        if stage == "quick":
+            for contour in contours:
                 hull = cv2.convexHull(contour)
                 if cv2.contourArea(hull) < min_side ** 2:
                     continue
                 approx = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True)
                 if len(approx) == 4 and cv2.isContourConvex(approx):
                     quads.append(approx.reshape(4, 2).astype(np.float64))
-            elif cv2.contourArea(cv2.convexHull(contour)) >= min_side ** 2:
-                quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
-        if stage == "pooled" and contours:  # an arm across the board cuts its outline in two
-            pooled = np.concatenate([c.reshape(-1, 2) for c in contours]).astype(np.float64)
+        elif stage == "thorough":
+            for area, contour in largest:
+                if area >= min_side ** 2:
+                    quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
+        elif largest:  # pooled: an arm across the board cuts its outline in two
+            pooled = np.concatenate([c.reshape(-1, 2) for _, c in largest]).astype(np.float64)
             quads += _line_quads(pooled, min_side, lines_wanted=12)
+        return quads
+
+    def _candidates(self, quads: list[np.ndarray], scale: float) -> list[np.ndarray]:
+        """Board poses to try: each distinct quadrilateral (small-frame pixels) as each of the
+        three printed squares, kept if the board then lies in the frame and looks plausible."""
         unique: list[np.ndarray] = []
         seen: set[tuple[int, ...]] = set()
         for quad in quads:
@@ -469,12 +479,13 @@ class Locator:
         safe = np.where(np.abs(denom) > 1e-6, denom, 1.0)
         frac = np.where(np.abs(denom) > 1e-6, 0.5 * (g0 - g2) / safe, 0.0)
         pos = inner + 1 + np.clip(frac, -0.5, 0.5)
-        off_mm = offsets[0] + pos * (offsets[1] - offsets[0])
+        step = offsets[1] - offsets[0]
+        off_mm = offsets[0] + pos * step
         pts_mm = along.reshape(-1, 2) + off_mm[:, None] * np.repeat(inward, n, axis=0)
         pts = project(pose, pts_mm).reshape(4, n, 2)
         # edge width: the full rise over the steepest slope (mm), a median per side, wherever
         # the samples cross a clear rise
-        slope = np.maximum(strength, 1e-3) / (2 * (offsets[1] - offsets[0]))
+        slope = np.maximum(strength, 1e-3) / (2 * step)
         width = np.where(rise > 30, rise / slope, np.nan).reshape(4, n)
         seen = np.isfinite(width).sum(axis=1)
         medians = np.sort(width, axis=1)[np.arange(4), np.maximum(seen - 1, 0) // 2]  # NaN last

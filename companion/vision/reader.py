@@ -105,11 +105,10 @@ class BoardReader:
         try:
             found = self.locator.locate(frame, previous=pose)
         except BoardNotFoundError as exc:
-            return Reading(False, None, [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
-                           (time.perf_counter() - start) * 1000, None, exc.reason)
+            return Reading(False, None, _unknown_grid(), (time.perf_counter() - start) * 1000,
+                           None, exc.reason)
         if found.edge_blur_mm > self.config.max_edge_blur_mm:  # too blurred to read digits
-            return Reading(True, found.corners(self.geometry),
-                           [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)],
+            return Reading(True, found.corners(self.geometry), _unknown_grid(),
                            (time.perf_counter() - start) * 1000, found,
                            f"the frame is blurred (edges {found.edge_blur_mm:.1f} mm wide, at "
                            f"most {self.config.max_edge_blur_mm:.1f}): did the camera or the "
@@ -127,33 +126,40 @@ class BoardReader:
         """Probabilities for the 25 crops. Cells whose crop has not changed since it was last
         classified (no 8x8 block brighter or darker by ``unchanged_below`` on average: sensor
         noise, not a token moved, turned or covered) keep their answer; the rest go through the
-        model in one batch, and those it is not sure of get a second look."""
-        todo = np.arange(len(crops))
-        probs = np.empty((len(crops), len(self.model.labels)), np.float32)
-        if self._seen is not None and self.config.unchanged_below > 0:
-            seen_crops, seen_probs = self._seen
-            todo = np.nonzero(_block_change(crops, seen_crops) >= self.config.unchanged_below)[0]
-            probs[:] = seen_probs
-            seen_crops = seen_crops.copy()
+        model in one batch."""
+        if self._seen is None or self.config.unchanged_below <= 0:
+            self._seen = (crops.copy(), np.empty((len(crops), len(self.model.labels)),
+                                                 np.float32))
+            todo = np.arange(len(crops))
         else:
-            seen_crops = crops.copy()
+            changed = _block_change(crops, self._seen[0]) >= self.config.unchanged_below
+            todo = np.nonzero(changed)[0]
+        seen_crops, seen_probs = self._seen
         if len(todo):
-            fresh = self.model.probabilities(crops[todo])
-            doubtful = np.nonzero(fresh.max(axis=1) < self.config.second_look_below)[0]
-            if len(doubtful):  # a second look at doubtful cells: the same crop, turned
-                again = crops[todo[doubtful]]
-                turned = np.concatenate([np.rot90(again, k, axes=(1, 2)) for k in (1, 2, 3)])
-                more = self.model.probabilities(np.ascontiguousarray(turned))
-                more = more.reshape(3, len(doubtful), -1)
-                fresh[doubtful] = (fresh[doubtful] + more.sum(axis=0)) / 4
-            probs[todo] = fresh
+            seen_probs[todo] = self._look(crops[todo])
             seen_crops[todo] = crops[todo]
-        self._seen = (seen_crops, probs.copy())
+        return seen_probs.copy()
+
+    def _look(self, crops: np.ndarray) -> np.ndarray:
+        """The model's answers, with a second look at those it is not sure of: the same crop
+        turned three quarter turns, the four answers averaged."""
+        probs = self.model.probabilities(crops)
+        doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]
+        if len(doubtful):
+            turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2))
+                                     for k in (1, 2, 3)])
+            more = self.model.probabilities(np.ascontiguousarray(turned))
+            more = more.reshape(3, len(doubtful), -1)
+            probs[doubtful] = (probs[doubtful] + more.sum(axis=0)) / 4
         return probs
 
     def forget(self) -> None:
         """Classify every cell of the next frame afresh."""
         self._seen = None
+
+
+def _unknown_grid() -> list[list[dict[str, Any]]]:
+    return [[dict(UNKNOWN) for _ in range(5)] for _ in range(5)]
 
 
 def _block_change(crops: np.ndarray, before: np.ndarray, block: int = 8) -> np.ndarray:
