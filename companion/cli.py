@@ -223,7 +223,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 2
     config = TrainConfig(scenes=args.scenes, val_scenes=args.val_scenes, epochs=args.epochs,
-                         seed=args.seed, workers=args.workers, broad=args.broad)
+                         seed=args.seed, workers=args.workers, broad=args.broad, tone=args.tone)
     train(Path(args.out), config)
     return 0
 
@@ -261,6 +261,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--broad", action="store_true",
                        help="the broad recipe: wider scenes, other cameras and sampling "
                             "(see companion/vision/train.py)")
+    train.add_argument("--tone", action="store_true",
+                       help="map each cell by the board's own colours (light, white balance, "
+                            "tone curve), in training and then in reading (see "
+                            "companion/vision/tone.py)")
     train.add_argument("--workers", type=int, default=2)
     train.set_defaults(func=_cmd_train)
     render = sub.add_parser("render", help="render camera-like scenes with their truth")

@@ -41,6 +41,7 @@ class CellModel:
     mean: float
     std: float
     meta: dict[str, Any]
+    tone: str | None = None  # "board": crops are mapped to the board's printed colours first
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, size, size, 3) uint8 BGR crops -> (N, classes) probabilities."""
@@ -75,6 +76,9 @@ def load_model(model_dir: Path | None = None, components: Components | None = No
         size = int(meta["input"]["size"])
         crop_mm = float(meta["input"]["crop_mm"])
         mean, std = float(meta["input"]["mean"]), float(meta["input"]["std"])
+        tone = meta["input"].get("tone")
+        if tone not in (None, "board"):
+            raise ValueError(f"unknown tone mapping {tone!r}")
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ModelError(f"model metadata {meta_path} is unreadable ({exc!r}): {retrain}") \
             from exc
@@ -99,7 +103,8 @@ def load_model(model_dir: Path | None = None, components: Components | None = No
     if not shape or shape[-1] != len(names):
         raise ModelError(f"model {onnx_path} gives {shape} outputs but its metadata lists "
                          f"{len(names)} labels: {retrain}")
-    return CellModel(session, [Label.parse(n) for n in names], size, crop_mm, mean, std, meta)
+    return CellModel(session, [Label.parse(n) for n in names], size, crop_mm, mean, std, meta,
+                     tone)
 
 
 def capacities(components: Components | None = None) -> dict[str, int]:

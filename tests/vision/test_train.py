@@ -53,3 +53,10 @@ def test_broad_recipe_trains_and_says_so(tmp_path):
                                        workers=1, broad=True), log=lambda _: None)
     assert meta["recipe"] == "broad"
     assert load_model(tmp_path).size == meta["input"]["size"]
+
+
+def test_tone_option_maps_cells_by_the_board_colours_and_says_so(tmp_path):
+    meta = train(tmp_path, TrainConfig(scenes=3, val_scenes=1, epochs=1, batch=32, seed=5,
+                                       workers=1, tone=True), log=lambda _: None)
+    assert meta["input"]["tone"] == "board" and meta["recipe"] == "default + tone"
+    assert load_model(tmp_path).tone == "board"

@@ -1,0 +1,172 @@
+"""The board as its own colour chart: undo the light, the camera's white balance and tone curve.
+
+The printed board has two large plain areas whose colours are known from the art: the dark frame
+round its edge and the light ground between the frame and the grid. Once the board is found, they
+tell how this camera in this light renders a known dark and a known light. The camera is modelled
+as ``seen = (gain_c(x, y) * printed) ** gamma``: one tone curve, and per channel c a gain (the
+light's colour, white balance, exposure) that may fall off across the board (a lamp to one side:
+one log-linear slope for all channels, fitted to the light ground all round the grid). A lookup
+table per cell maps each seen level back to the printed one at that cell. A model trained with
+``companion train --tone`` learns on cells mapped the same way, so it sees every board in one
+even light; the reader maps the cells only for such a model.
+
+Nothing about the cells is used: tokens never lie outside the grid, so these areas are only ever
+covered by a hand or a glare, and robust fits (medians, outliers dropped) shrug that off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from companion.vision.assets import load_art
+from companion.vision.geometry import BoardGeometry, project
+
+ART_PX_PER_MM = 4.0
+POINTS = 512  # samples of each reference area
+MARGIN_MM = 2.0  # kept from the edges of each area (blur, a slightly wrong pose)
+GAMMA_RANGE = (0.5, 2.0)  # a tone curve outside this is taken as a bad measurement
+GAIN_RANGE = (0.25, 4.0)
+MAX_FALL_OFF = 4.0  # the light may fall off at most this much across the board's width
+MIN_SEEN = 0.25  # least share of each area's samples that must fall inside the frame
+
+
+@dataclass(frozen=True)
+class ToneReference:
+    """Where on the board the dark and light references lie (mm) and their printed colours."""
+
+    dark_mm: np.ndarray  # (POINTS, 2)
+    light_mm: np.ndarray
+    board: float  # mm
+    dark: np.ndarray  # (3,) BGR 0..1, as printed (the art)
+    light: np.ndarray
+
+
+@dataclass(frozen=True)
+class Tone:
+    """How the camera rendered the board in one frame."""
+
+    gamma: float
+    gains: np.ndarray  # (3,) BGR, at the board's centre
+    slope: np.ndarray  # (2,) d log(gain) / d mm in x and y: the light's fall-off across the board
+    centre: np.ndarray  # (2,) mm
+
+    def gains_at(self, points_mm: np.ndarray) -> np.ndarray:
+        """(N, 3) gains at board points (mm)."""
+        fall = np.exp((np.asarray(points_mm, np.float64) - self.centre) @ self.slope)
+        return fall[:, None] * self.gains[None, :]
+
+    def luts(self, points_mm: np.ndarray) -> np.ndarray:
+        """(N, 1, 256, 3) uint8 tables from seen levels to printed ones, at each point."""
+        levels = np.power(np.arange(256, dtype=np.float64) / 255.0, 1.0 / self.gamma)
+        printed = levels[None, :, None] / self.gains_at(points_mm)[:, None, :]
+        return np.clip(np.round(printed * 255.0), 0, 255).astype(np.uint8)[:, None]
+
+
+def tone_reference(geometry: BoardGeometry | None = None) -> ToneReference:
+    """The reference areas, found in the board art: the dark frame, and the light ground outside
+    the grid's border away from any printing (title, boxes), each shrunk by MARGIN_MM."""
+    g = geometry or BoardGeometry.from_components()
+    return _reference(g.board, g.frame, g.grid_outer)
+
+
+@lru_cache(maxsize=4)
+def _reference(board: float, frame: float, grid_outer: tuple[float, float]) -> ToneReference:
+    art = load_art("board.png")[:, :, :3]
+    grey = art.mean(axis=2)
+    ink = grey < 0.5 * (np.percentile(grey, 5) + np.percentile(grey, 60))
+    margin = int(round(MARGIN_MM * ART_PX_PER_MM)) * 2 + 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (margin, margin))
+    size = art.shape[0]
+    ys, xs = np.mgrid[0:size, 0:size] / ART_PX_PER_MM
+    frame_band = np.minimum.reduce([xs, ys, board - xs, board - ys]) < frame
+    dark = _shrink(frame_band & ink, kernel)
+    lo, hi = grid_outer
+    outside_grid = (xs < lo) | (ys < lo) | (xs > hi) | (ys > hi)
+    ground = ~frame_band & outside_grid & (np.abs(art - _mode_colour(art, ~ink & outside_grid))
+                                           .max(axis=2) < 0.06)
+    light = _shrink(ground, kernel)
+    return ToneReference(_spread(dark), _spread(light), board, np.median(art[dark], axis=0),
+                         np.median(art[light], axis=0))
+
+
+def _shrink(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+    """The mask eroded, the art's outer edge (the board's cut edge) counting as outside."""
+    return cv2.erode(mask.astype(np.uint8), kernel, borderType=cv2.BORDER_CONSTANT,
+                     borderValue=0) > 0
+
+
+def _mode_colour(art: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The most common colour in the masked art (the board's ground)."""
+    q = np.round(art[mask] * 32).astype(np.int32)
+    keys, counts = np.unique(q[:, 0] * 4096 + q[:, 1] * 64 + q[:, 2], return_counts=True)
+    k = int(keys[counts.argmax()])
+    return np.array([k // 4096, (k // 64) % 64, k % 64], np.float64) / 32
+
+
+def _spread(mask: np.ndarray) -> np.ndarray:
+    """POINTS evenly spread positions (mm) over a mask of the art: deterministic, no RNG."""
+    ys, xs = np.nonzero(mask)
+    pick = np.linspace(0, len(xs) - 1, POINTS).round().astype(int)
+    return (np.c_[xs[pick], ys[pick]] + 0.5) / ART_PX_PER_MM
+
+
+def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference) -> Tone | None:
+    """The camera's tone curve, gains and the light's fall-off in this frame, or None when the
+    references cannot be seen (mostly outside the frame) or give an implausible answer."""
+    dark = _sample(frame, pose, reference.dark_mm)
+    light = _sample(frame, pose, reference.light_mm)
+    if dark is None or light is None:
+        return None
+    centre = np.full(2, reference.board / 2)
+    # the fall-off: a plane through the log brightness of the light ground, outliers dropped
+    at = light[0] - centre
+    level = light[1].mean(axis=1)
+    design = np.c_[np.ones(len(at)), at]
+    keep = np.ones(len(at), bool)
+    for _ in range(3):
+        coef = np.linalg.lstsq(design[keep], level[keep], rcond=None)[0]
+        res = level - design @ coef
+        spread = 1.4826 * np.median(np.abs(res[keep] - np.median(res[keep])))
+        keep = np.abs(res) <= 3 * spread + 0.02
+        if keep.sum() < 3 * MIN_SEEN * len(reference.light_mm) / 4:
+            return None
+    most = np.log(MAX_FALL_OFF) / reference.board
+    seen_slope = np.clip(coef[1:], -most, most)
+    flat_light = np.median(light[1][keep] - (at[keep] @ seen_slope)[:, None], axis=0)
+    flat_dark = np.median(dark[1] - ((dark[0] - centre) @ seen_slope)[:, None], axis=0)
+    contrast = float(np.mean(flat_light - flat_dark))
+    printed = float(np.mean(np.log(reference.light) - np.log(reference.dark)))
+    if contrast <= 0 or printed <= 0:
+        return None
+    gamma = contrast / printed
+    if not GAMMA_RANGE[0] <= gamma <= GAMMA_RANGE[1]:
+        return None
+    gains = np.exp(flat_light / gamma) / reference.light
+    if np.any(gains < GAIN_RANGE[0]) or np.any(gains > GAIN_RANGE[1]):
+        return None
+    return Tone(gamma, gains, seen_slope / gamma, centre)
+
+
+def _sample(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The points (mm) that fall inside the frame and the log of their colours (0..1), or None
+    if too few do."""
+    px = np.round(project(pose, points_mm)).astype(np.int64)
+    h, w = frame.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    if inside.mean() < MIN_SEEN:
+        return None
+    colours = frame[px[inside, 1], px[inside, 0]].astype(np.float64)
+    return points_mm[inside], np.log(np.maximum(colours, 1.0) / 255.0)
+
+
+def apply_luts(crops: np.ndarray, luts: np.ndarray) -> np.ndarray:
+    """Crops (N, h, w, 3) uint8, each through its own (1, 256, 3) table of luts (N, 1, 256, 3)."""
+    out = np.empty_like(crops)
+    for i in range(len(crops)):
+        out[i] = cv2.LUT(crops[i], luts[i])
+    return out

@@ -1,0 +1,110 @@
+"""The board as a colour chart: its dark frame and light ground give the camera's tone curve and
+gains, and the lookup table maps a seen frame back to the printed colours."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.assets import load_art
+from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners
+from companion.vision.tone import apply_luts, measure_tone, tone_reference
+
+G = BoardGeometry.from_components()
+CORNERS = np.array([[700.0, 260.0], [1330.0, 300.0], [1290.0, 930.0], [660.0, 890.0]])
+
+
+def photograph(gains=(1.0, 1.0, 1.0), gamma=1.0, fall_off=(0.0, 0.0), corners=CORNERS,
+               table=(40, 90, 60)):
+    """The printed board (the art) on a table through a camera: seen = (gain * printed) ** gamma,
+    the gain falling off across the board by exp(fall_off . (x, y) mm from its centre)."""
+    art = load_art("board.png")[:, :, :3]
+    mm = np.mgrid[0:art.shape[0], 0:art.shape[1]][::-1].transpose(1, 2, 0) / 4.0 - G.board / 2
+    light = np.exp(mm @ np.array(fall_off, np.float64)).astype(np.float32)[:, :, None]
+    pose = pose_from_corners(corners, G.corners())
+    to_img = pose @ np.diag([0.25, 0.25, 1.0])  # the art is 4 px/mm
+    frame = np.empty((1080, 1920, 3), np.float32)
+    frame[:] = np.array(table, np.float32) / 255
+    board = cv2.warpPerspective(art * light, to_img, (1920, 1080), flags=cv2.INTER_LINEAR)
+    inside = cv2.warpPerspective(np.ones(art.shape[:2], np.float32), to_img, (1920, 1080))
+    frame = frame * (1 - inside[:, :, None]) + board * inside[:, :, None]
+    seen = np.power(np.clip(frame * np.array(gains, np.float32), 0, 1), gamma)
+    return np.round(seen * 255).astype(np.uint8), pose
+
+
+def cells(frame, pose):
+    return cut_cells(frame, pose, G, crop_px=56, crop_mm=40.0)
+
+
+def test_reference_areas_lie_on_plain_print():
+    ref = tone_reference(G)
+    art = load_art("board.png")[:, :, :3]
+    for points, colour in ((ref.dark_mm, ref.dark), (ref.light_mm, ref.light)):
+        px = np.floor(points * 4).astype(int)
+        assert np.abs(art[px[:, 1], px[:, 0]] - colour).max() < 0.07
+    border = np.minimum.reduce([ref.dark_mm[:, 0], ref.dark_mm[:, 1], G.board - ref.dark_mm[:, 0],
+                                G.board - ref.dark_mm[:, 1]])
+    assert border.min() >= 1.9 and border.max() <= G.frame - 1.9  # the frame, away from its edges
+    lo, hi = G.grid_outer
+    x, y = ref.light_mm[:, 0], ref.light_mm[:, 1]
+    assert np.all((x < lo) | (y < lo) | (x > hi) | (y > hi)), "tokens never lie outside the grid"
+    assert ref.light.mean() > 3 * ref.dark.mean()
+
+
+@pytest.mark.parametrize("gains,gamma,fall_off", [
+    ((1.0, 1.0, 1.0), 1.0, (0.0, 0.0)), ((0.7, 1.0, 1.3), 1.0, (0.0, 0.0)),
+    ((1.1, 0.9, 0.8), 0.6, (0.0, 0.0)), ((0.9, 1.0, 1.2), 1.6, (0.0, 0.0)),
+    ((1.0, 1.0, 1.0), 1.0, (0.003, 0.0)), ((1.2, 1.0, 0.9), 0.8, (-0.002, 0.0025))])
+def test_light_camera_gains_and_tone_curve_are_measured_and_undone(gains, gamma, fall_off):
+    ref = tone_reference(G)
+    printed, pose = photograph()
+    seen, _ = photograph(gains, gamma, fall_off)
+    tone = measure_tone(seen, pose, ref)
+    assert tone is not None
+    assert tone.gamma == pytest.approx(gamma, rel=0.06)
+    assert tone.gains / tone.gains.mean() == pytest.approx(np.array(gains) / np.mean(gains),
+                                                           rel=0.06)
+    assert tone.slope == pytest.approx(np.array(fall_off), abs=3e-4)
+    # every cell, mapped back, looks as printed (within a few grey levels on average; one table
+    # a cell leaves the fall-off within the cell, +-6 % over 40 mm at the steepest here)
+    restored = apply_luts(cells(seen, pose), tone.luts(G.centres.reshape(-1, 2)))
+    diff = np.abs(restored.astype(int) - cells(printed, pose))
+    assert np.median(diff) <= (5 if any(fall_off) else 3) and diff.mean() < 6
+
+
+def test_no_tone_when_the_board_is_mostly_outside_the_frame():
+    ref = tone_reference(G)
+    off = CORNERS + [1500.0, 0.0]
+    seen, pose = photograph(corners=off)
+    assert measure_tone(seen, pose, ref) is None
+
+
+def test_no_tone_from_a_frame_without_contrast():
+    ref = tone_reference(G)
+    _, pose = photograph()
+    assert measure_tone(np.full((1080, 1920, 3), 128, np.uint8), pose, ref) is None
+
+
+def test_each_cell_is_mapped_by_its_own_table():
+    ref = tone_reference(G)
+    seen, pose = photograph((0.8, 1.0, 1.2), 1.3, (0.002, -0.001))
+    luts = measure_tone(seen, pose, ref).luts(G.centres.reshape(-1, 2))
+    assert luts.shape == (25, 1, 256, 3)
+    assert not np.array_equal(luts[0], luts[24]), "the light falls off across the board"
+    crops = np.random.default_rng(0).integers(0, 256, (25, 8, 8, 3), dtype=np.uint8)
+    mapped = apply_luts(crops, luts)
+    for i in (0, 12, 24):
+        for c in range(3):
+            assert np.array_equal(mapped[i, ..., c], luts[i, 0, :, c][crops[i, ..., c]])
+
+
+def test_a_hand_over_part_of_the_references_does_not_move_them():
+    ref = tone_reference(G)
+    seen, pose = photograph((0.9, 1.0, 1.1), 1.2)
+    tone = measure_tone(seen, pose, ref)
+    covered = seen.copy()
+    cv2.rectangle(covered, (600, 200), (1000, 620), (120, 160, 210), -1)  # over a corner
+    hand = measure_tone(covered, pose, ref)
+    assert hand.gamma == pytest.approx(tone.gamma, rel=0.05)
+    assert hand.gains == pytest.approx(tone.gains, rel=0.05)
