@@ -8,6 +8,10 @@ fresh scenes (a seed never used in training) after rendering, so the model has n
 - cast: a strong colour cast (each channel x0.7-1.3, beyond the renderer's range);
 - offsets: tokens placed up to 4.5 mm off their cell centres (the renderer uses 2.5 mm);
 - small: the board at 24-29 % of the frame width (the renderer uses 30-50 %);
+- defocus: the lens out of focus (a Gaussian blur of 1.6-2.6 px; the renderer goes to 1.4 px);
+- lamp: a lamp to one side, the light falling off 2-3x across the board;
+- dim: a dim room, the exposure pushed (everything x0.35-0.5, then gained back up x2-2.8 with
+  the sensor noise it brings);
 and "none", the renderer as trained, for comparison. Prints, per condition, the cell error, the
 confident-wrong cells and the boards not found, counted as in bench_vision.py.
 """
@@ -73,6 +77,32 @@ def _cast(scene: Scene, rng: np.random.Generator) -> Scene:
     return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
 
 
+def _defocus(scene: Scene, rng: np.random.Generator) -> Scene:
+    frame = cv2.GaussianBlur(scene.frame, (0, 0), rng.uniform(1.6, 2.6))
+    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+
+
+def _lamp(scene: Scene, rng: np.random.Generator) -> Scene:
+    h, w = scene.frame.shape[:2]
+    angle = rng.uniform(0, 2 * math.pi)
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    span = np.ptp(scene.corners @ direction)  # the board's width along the fall-off
+    centre = scene.corners.mean(axis=0)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    along = ((xs - centre[0]) * direction[0] + (ys - centre[1]) * direction[1]) / span
+    light = np.exp(-np.log(rng.uniform(2.0, 3.0)) * along) / 1.2
+    frame = np.clip(scene.frame * light[:, :, None], 0, 255).astype(np.uint8)
+    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+
+
+def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
+    light = rng.uniform(0.35, 0.5)
+    gain = rng.uniform(2.0, 2.8)
+    dark = np.round(scene.frame * light + rng.normal(0, 1.5, scene.frame.shape))
+    frame = np.clip(dark * gain, 0, 255).astype(np.uint8)
+    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+
+
 CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], Scene] | None]] = {
     "none": (SceneStyle(), None),
     "lens": (SceneStyle(), _lens),
@@ -81,6 +111,9 @@ CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], S
     "cast": (SceneStyle(), _cast),
     "offsets": (SceneStyle(offset_mm=4.5), None),
     "small": (SceneStyle(board_fraction=(0.24, 0.29)), None),
+    "defocus": (SceneStyle(), _defocus),
+    "lamp": (SceneStyle(), _lamp),
+    "dim": (SceneStyle(), _dim),
 }
 
 

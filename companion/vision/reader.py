@@ -26,7 +26,9 @@ from companion.vision.classify import (
 )
 from companion.vision.geometry import BoardGeometry, CellCutter
 from companion.vision.locate import BoardNotFoundError, BoardPose, LocateConfig, Locator
+from companion.vision.tone import apply_luts, measure_tone, tone_reference
 
+EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
 UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "confidence": 0.0}
 
 
@@ -36,7 +38,15 @@ class ReaderConfig:
 
     abstain_below: float = 0.7
     second_look_below: float = 0.9
-    max_edge_blur_mm: float = 2.0  # a blurrier frame (shaken) is not read: every cell unknown
+    # a frame whose board edge looks blurrier than this (mm) is not read as it is: shaken (its
+    # detail streaked, weaker along one direction by max_streak or more) it is not read at all;
+    # evenly blurred (out of focus) it is sharpened towards sharp_edge_mm and read with care
+    # (blurred_abstain_below), unless blurrier than max_defocus_mm
+    max_edge_blur_mm: float = 2.0
+    max_streak: float = 0.12
+    max_defocus_mm: float = 3.5
+    sharp_edge_mm: float = 1.4
+    blurred_abstain_below: float = 0.97
     unchanged_below: float = 8.0  # a cell whose crop changed less than this is not classified
     locate: LocateConfig = field(default_factory=LocateConfig)
 
@@ -46,14 +56,9 @@ class ReaderConfig:
             return cls()
         try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            locate = LocateConfig(**(raw.get("locate") or {}))
-            return cls(abstain_below=float(raw.get("abstain_below", cls.abstain_below)),
-                       second_look_below=float(raw.get("second_look_below",
-                                                       cls.second_look_below)),
-                       max_edge_blur_mm=float(raw.get("max_edge_blur_mm",
-                                                      cls.max_edge_blur_mm)),
-                       unchanged_below=float(raw.get("unchanged_below", cls.unchanged_below)),
-                       locate=locate)
+            raw = dict(raw)
+            locate = LocateConfig(**(raw.pop("locate", None) or {}))
+            return cls(**{name: float(value) for name, value in raw.items()}, locate=locate)
         except (OSError, yaml.YAMLError, TypeError, ValueError) as exc:
             raise ModelError(f"reader settings {path} are malformed ({exc}); fix or delete "
                              "the file to use the defaults") from exc
@@ -94,6 +99,7 @@ class BoardReader:
         self.locator = Locator(self.geometry, self.config.locate)
         self.caps = capacities(self.components)
         self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
+        self.tone_reference = tone_reference(self.geometry) if self.model.tone == "board" else None
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
@@ -107,22 +113,47 @@ class BoardReader:
         except BoardNotFoundError as exc:
             return Reading(False, None, _unknown_grid(), (time.perf_counter() - start) * 1000,
                            None, exc.reason)
-        if found.edge_blur_mm > self.config.max_edge_blur_mm:  # too blurred to read digits
-            return Reading(True, found.corners(self.geometry), _unknown_grid(),
-                           (time.perf_counter() - start) * 1000, found,
-                           f"the frame is blurred (edges {found.edge_blur_mm:.1f} mm wide, at "
-                           f"most {self.config.max_edge_blur_mm:.1f}): did the camera or the "
-                           "table move? Every cell is left unknown")
+        cfg = self.config
         crops = self.cut(frame, found.pose)
-        probs = self._classify(crops)
-        cells = decode(probs, self.model.labels, self.caps,
-                       abstain_below=self.config.abstain_below)
+        abstain_below = cfg.abstain_below
+        blur = found.edge_blur_mm
+        if blur > cfg.max_edge_blur_mm:  # too blurred to read the digits as they are
+            streak = streak_of(crops)
+            refused = None
+            if streak >= cfg.max_streak:
+                refused = (f"the frame is blurred along one direction (edges {blur:.1f} mm wide, "
+                           f"at most {cfg.max_edge_blur_mm:.1f}): did the camera or the table "
+                           "move? Every cell is left unknown")
+            elif blur > cfg.max_defocus_mm:
+                refused = (f"the frame is blurred, out of focus (edges {blur:.1f} mm wide, at "
+                           f"most {cfg.max_defocus_mm:.1f}): focus the camera. Every cell is "
+                           "left unknown")
+            if refused:
+                return Reading(True, found.corners(self.geometry), _unknown_grid(),
+                               (time.perf_counter() - start) * 1000, found, refused)
+            # out of focus: undo part of the blur, and read only what stays clear
+            spread_mm = np.sqrt(blur ** 2 - cfg.sharp_edge_mm ** 2) / EDGE_WIDTH_PER_SIGMA
+            crops = sharpen(crops, spread_mm * self.model.size / self.model.crop_mm)
+            abstain_below = max(abstain_below, cfg.blurred_abstain_below)
+        probs = self._classify(crops, frame, found.pose)
+        cells = decode(probs, self.model.labels, self.caps, abstain_below=abstain_below)
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
         return Reading(True, found.corners(self.geometry), grid,
                        (time.perf_counter() - start) * 1000, found)
 
+    def _in_print_colours(self, crops: np.ndarray, cells: np.ndarray, frame: np.ndarray,
+                          pose: np.ndarray) -> np.ndarray:
+        """The crops mapped by the board's own colours (light and its fall-off, white balance,
+        tone curve), as the model was trained; left as they are when the model was not, or when
+        the board's reference areas cannot be measured (as in training)."""
+        if self.tone_reference is None:
+            return crops
+        tone = measure_tone(frame, pose, self.tone_reference)
+        if tone is None:
+            return crops
+        return apply_luts(crops, tone.luts(self.geometry.centres.reshape(-1, 2)[cells]))
 
-    def _classify(self, crops: np.ndarray) -> np.ndarray:
+    def _classify(self, crops: np.ndarray, frame: np.ndarray, pose: np.ndarray) -> np.ndarray:
         """Probabilities for the 25 crops. Cells whose crop has not changed since it was last
         classified (no 8x8 block brighter or darker by ``unchanged_below`` on average: sensor
         noise, not a token moved, turned or covered) keep their answer; the rest go through the
@@ -136,7 +167,7 @@ class BoardReader:
             todo = np.nonzero(changed)[0]
         seen_crops, seen_probs = self._seen
         if len(todo):
-            seen_probs[todo] = self._look(crops[todo])
+            seen_probs[todo] = self._look(self._in_print_colours(crops[todo], todo, frame, pose))
             seen_crops[todo] = crops[todo]
         return seen_probs.copy()
 
@@ -156,6 +187,30 @@ class BoardReader:
     def forget(self) -> None:
         """Classify every cell of the next frame afresh."""
         self._seen = None
+
+
+def streak_of(crops: np.ndarray) -> float:
+    """How streaked the cells look, 0..1: 1 - the ratio of the weakest to the strongest direction
+    of their brightness gradients (summed structure tensor). Tokens lie at every rotation, so in
+    focus or evenly blurred it is near 0 (at most 0.08 on the renderer's scenes); shaken, the
+    detail along the motion is smeared away (0.2 and more)."""
+    grey = crops.astype(np.float32).mean(axis=3)
+    gx = grey[:, 1:-1, 2:] - grey[:, 1:-1, :-2]
+    gy = grey[:, 2:, 1:-1] - grey[:, :-2, 1:-1]
+    xx, xy, yy = float((gx * gx).sum()), float((gx * gy).sum()), float((gy * gy).sum())
+    half = (xx + yy) / 2
+    spread = float(np.sqrt(max(half * half - (xx * yy - xy * xy), 0.0)))
+    return 1.0 - (half - spread) / (half + spread) if half > 0 else 0.0
+
+
+def sharpen(crops: np.ndarray, sigma_px: float) -> np.ndarray:
+    """Unsharp masking of each crop: crop + (crop - blurred), the blur a Gaussian of sigma_px,
+    as wide as the blur to undo."""
+    out = np.empty_like(crops)
+    for i, crop in enumerate(crops):
+        f = crop.astype(np.float32)
+        out[i] = np.clip(2 * f - cv2.GaussianBlur(f, (0, 0), sigma_px) + 0.5, 0, 255)
+    return out
 
 
 def _unknown_grid() -> list[list[dict[str, Any]]]:

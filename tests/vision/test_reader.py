@@ -8,13 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.vision.assets import Label, cell_label, label_names
 from companion.vision.classify import ModelError, capacities, decode, default_model_dir, load_model
+from companion.vision.geometry import cut_cells
 from companion.vision.locate import VisionError
-from companion.vision.reader import BoardReader, read_image
+from companion.vision.reader import BoardReader, read_image, streak_of
+from companion.vision.tone import apply_luts, measure_tone, tone_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_RIGHT = 0.99  # share of cells no hand covers that the shipped model reads right
@@ -118,6 +121,45 @@ def test_malformed_reader_settings_are_refused(model_copy):
         BoardReader(model_copy)
 
 
+def test_model_with_an_unknown_tone_mapping_is_refused(model_copy):
+    meta = json.loads((model_copy / "cells.json").read_text())
+    meta["input"]["tone"] = "sepia"
+    (model_copy / "cells.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="unreadable .*unknown tone mapping 'sepia'"):
+        load_model(model_copy)
+
+
+def test_cells_are_mapped_by_the_board_colours_only_when_the_model_was_trained_so(model_copy,
+                                                                              fixtures):
+    """A model trained with ``--tone`` sees every cell mapped by the board's own colours (light,
+    white balance, tone curve: companion/vision/tone.py); the shipped model sees them as cut."""
+    curve = np.clip(255 * (np.arange(256)[:, None] / 255) ** 1.4 * [1.2, 1.0, 0.8], 0, 255)
+    frame = cv2.LUT(read_image(fixtures[2][0]), curve.astype(np.uint8)[None])
+    for tone in (None, "board"):
+        meta = json.loads((model_copy / "cells.json").read_text())
+        meta["input"].pop("tone", None)
+        meta["input"].update({"tone": tone} if tone else {})
+        (model_copy / "cells.json").write_text(json.dumps(meta))
+        reader = BoardReader(model_copy)
+        assert reader.model.tone == tone
+        given = []
+        classify = reader.model.probabilities
+
+        def spy(crops, given=given, classify=classify):
+            given.append(crops)
+            return classify(crops)
+
+        reader.model.probabilities = spy
+        pose = reader.read(frame).pose.pose
+        expected = cut_cells(frame, pose, reader.geometry, crop_px=reader.model.size,
+                             crop_mm=reader.model.crop_mm)
+        if tone:
+            measured = measure_tone(frame, pose, tone_reference(reader.geometry))
+            assert measured.gamma == pytest.approx(1.4, rel=0.1)
+            expected = apply_luts(expected, measured.luts(reader.geometry.centres.reshape(-1, 2)))
+        assert np.array_equal(given[0], expected)
+
+
 def test_decode_reads_each_token_once():
     labels = [Label.parse(n) for n in label_names()]
     index = {lab.name: i for i, lab in enumerate(labels)}
@@ -157,8 +199,6 @@ def test_scan_command_prints_a_table(fixtures):
 def test_shaken_frame_is_not_read(reader, fixtures):
     """Camera shake smears the digits: the reader finds the board but leaves every cell unknown
     and says why, rather than guess."""
-    import cv2
-
     frame = read_image(fixtures[0][0])
     streak = np.zeros((15, 15), np.float32)
     streak[7, :] = 1 / 15
@@ -170,12 +210,47 @@ def test_shaken_frame_is_not_read(reader, fixtures):
     assert steady.reason is None and steady.pose.edge_blur_mm < reader.config.max_edge_blur_mm
 
 
+def test_out_of_focus_frame_is_sharpened_and_read_with_care(reader, fixtures):
+    """An evenly blurred frame (the lens out of focus, not a shake) is not refused: the crops are
+    sharpened by the blur the board's edge shows, and a cell is read only when the model is
+    sure; far out of focus, every cell is left unknown."""
+    clear = right = confident_wrong = 0
+    for image, truth in fixtures[:6]:
+        blurred = cv2.GaussianBlur(read_image(image), (0, 0), 2.6)
+        reading = reader.read(blurred)
+        assert reading.reason is None
+        assert reading.pose.edge_blur_mm > reader.config.max_edge_blur_mm
+        cells = [c for row in reading.cells for c in row]
+        for got, want, covered in zip(cells, truth["cells"], truth["covered"], strict=True):
+            name = cell_label(got)
+            confident_wrong += name not in ("unknown", want)
+            if covered < 0.08:
+                clear += 1
+                right += name == want
+            assert name == "unknown" or got["confidence"] >= reader.config.blurred_abstain_below
+    assert confident_wrong <= 1 and right / clear >= 0.65, (confident_wrong, right, clear)
+    far = reader.read(cv2.GaussianBlur(read_image(fixtures[0][0]), (0, 0), 6.0))
+    assert far.found and "out of focus" in far.reason
+    assert all(c["kind"] == "unknown" for row in far.cells for c in row)
+
+
+def test_streaks_tell_a_shake_from_a_lens_out_of_focus(reader, fixtures):
+    frame = read_image(fixtures[1][0])
+    pose = reader.locator.locate(frame).pose
+    line = np.zeros((11, 11), np.float32)
+    line[5, :] = 1 / 11
+    diagonal = np.eye(11, dtype=np.float32) / 11  # shaken at 45 degrees: both axes smeared alike
+    sharp = streak_of(reader.cut(frame, pose))
+    defocused = streak_of(reader.cut(cv2.GaussianBlur(frame, (0, 0), 2.5), pose))
+    shaken = [streak_of(reader.cut(cv2.filter2D(frame, -1, k), pose)) for k in (line, diagonal)]
+    assert sharp < reader.config.max_streak and defocused < reader.config.max_streak
+    assert min(shaken) > 2 * reader.config.max_streak
+
+
 def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
     """Frame after frame on a fixed rig, a cell whose crop is unchanged (sensor noise only)
     keeps its answer; a cell that changed (here a hand-sized patch over one cell) goes through
     the model again; forget() reads every cell afresh."""
-    import cv2
-
     from companion.vision.geometry import project
 
     reader = BoardReader(threads=1)
