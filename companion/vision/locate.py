@@ -180,6 +180,8 @@ def rotate_mm(k: int, board: float) -> np.ndarray:
 
 
 _ROTATIONS = [np.roll(np.arange(4), -k) for k in range(4)]
+WIDER_SEARCH = 4.0  # the last resort's first edge search, in multiples of edge_search_mm
+WIDER_CANDIDATES = 6
 
 
 class Locator:
@@ -238,6 +240,8 @@ class Locator:
         refined = finish(scored[0])
         if refined.score < sure:  # not clearly the board: the runners-up may fit better
             refined = max((finish(b) for b in scored[:3]), key=lambda b: b.score)
+        if not self._convincing(refined):
+            refined = self._search_wider(gray, scored) or refined
         if refined.title < self.config.min_title_score or \
                 refined.title_margin < self.config.min_title_margin:
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
@@ -361,6 +365,23 @@ class Locator:
                     continue
                 poses.append(pose)
         return poses
+
+    def _convincing(self, found: BoardPose) -> bool:
+        """Agrees with the art and shows the title clearly in one corner."""
+        cfg = self.config
+        return (found.score >= cfg.accept_score and found.title >= cfg.min_title_score
+                and found.title_margin >= cfg.min_title_margin)
+
+    def _search_wider(self, gray: np.ndarray, scored: list[BoardPose]) -> BoardPose | None:
+        """When the best candidates, refined, are not convincing: a shadow or glare across the
+        board's outline can put every candidate's corners 15-25 px off, beyond the refinement's
+        reach. Refine the leading WIDER_CANDIDATES again from a search WIDER_SEARCH times wider,
+        and keep the best that is convincing (None if none is)."""
+        wide = self.config.edge_search_mm * WIDER_SEARCH
+        found = [self._finish(gray, self._refine(gray, b.pose, wide, score=False).pose)
+                 for b in scored[:WIDER_CANDIDATES]]
+        found = [b for b in found if self._convincing(b)]
+        return max(found, key=lambda b: b.score) if found else None
 
     def _finish(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
         """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""

@@ -41,10 +41,11 @@ CLEAR_BELOW = 0.08  # a cell less covered than this keeps its label
 # balance, tone curve: companion/vision/tone.py), as the reader then does, and the scenes are
 # seen through other cameras' tone curves and white balance, which the mapping mostly undoes.
 # Tried on the art with the default budget: fewer errors under colour casts and tone curves
-# (1.9 % and 1.8 % of cells instead of 2.5 % and 3.4 %), more on the renderer's own scenes
-# (0.47 % instead of 0.37 %), so the shipped model does without. Worth trying on photographs of
-# real tokens under café light. (Training on more defocus and shake as well made the network
-# doubt sharp digits too: four times the abstentions on the renderer's own scenes.)
+# (0.9 % and 0.8 % of the cells of the boards found, instead of 1.5 % and 2.4 %), more on the
+# renderer's own scenes (0.47 % instead of 0.37 %), so the shipped model does without. Worth
+# trying on photographs of real tokens under café light. (Training on more defocus and shake
+# as well made the network doubt sharp digits too: four times the abstentions on the renderer's
+# own scenes.)
 TONE_STYLE = SceneStyle(colour_gain=(0.75, 1.25), gamma=(0.7, 1.45))
 
 

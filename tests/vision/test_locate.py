@@ -9,7 +9,7 @@ import pytest
 from companion.vision.geometry import BoardGeometry
 from companion.vision.locate import BoardNotFoundError, Locator, VisionError
 from companion.vision.reader import read_image
-from companion.vision.synth import render_scene
+from companion.vision.synth import SceneStyle, render_scene
 
 G = BoardGeometry.from_components()
 
@@ -124,3 +124,22 @@ def test_board_turned_in_place_is_searched_again(locator, fixtures):
         stale = replace(found, pose=found.pose @ rotate_mm(k, G.board))
         again = locator.locate(frame, previous=stale)
         assert np.linalg.norm(again.corners(G) - np.array(truth["corners"]), axis=1).max() < 4
+
+
+def test_board_whose_outline_a_shadow_breaks_is_found_by_a_wider_search(locator, monkeypatch):
+    """A shadow across the board's edge, deepened by a camera's tone curve, leaves every
+    candidate's corners 15-25 px off, beyond the usual refinement; when no refined candidate is
+    convincing (the art and the title), the leading ones are refined again from a wider search."""
+    import companion.vision.locate as locate
+
+    rng = np.random.default_rng([778_000, 98])  # a scene of the stress bench's "gamma" set
+    scene = render_scene(rng, style=SceneStyle(hand_probability=0.0))
+    gamma = 0.6 if rng.random() < 0.5 else 1.6
+    curve = (255 * (np.arange(256) / 255) ** gamma).astype(np.uint8)
+    frame = cv2.LUT(scene.frame, curve)
+    found = locator.locate(frame)
+    assert found.oriented_by == "title"
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
+    monkeypatch.setattr(locate, "WIDER_CANDIDATES", 0)  # without it, the board is lost
+    with pytest.raises(BoardNotFoundError):
+        locator.locate(frame)
