@@ -51,13 +51,13 @@ def _lens(scene: Scene, rng: np.random.Generator) -> Scene:
     frame = cv2.remap(scene.frame, src_x, src_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     p = (scene.corners - c) / norm
     corners = c + p * (1 + k * (p ** 2).sum(axis=1, keepdims=True)) * norm
-    return Scene(frame, scene.pose, corners, scene.cells, scene.covered)
+    return replace(scene, frame=frame, corners=corners)
 
 
 def _gamma(scene: Scene, rng: np.random.Generator) -> Scene:
     g = 0.6 if rng.random() < 0.5 else 1.6
     lut = (255 * (np.arange(256) / 255) ** g).astype(np.uint8)
-    return Scene(cv2.LUT(scene.frame, lut), scene.pose, scene.corners, scene.cells, scene.covered)
+    return replace(scene, frame=cv2.LUT(scene.frame, lut))
 
 
 def _motion(scene: Scene, rng: np.random.Generator) -> Scene:
@@ -67,19 +67,18 @@ def _motion(scene: Scene, rng: np.random.Generator) -> Scene:
     turn = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
     kernel = cv2.warpAffine(kernel, turn, (length, length))
     kernel /= kernel.sum()
-    return Scene(cv2.filter2D(scene.frame, -1, kernel), scene.pose, scene.corners, scene.cells,
-                 scene.covered)
+    return replace(scene, frame=cv2.filter2D(scene.frame, -1, kernel))
 
 
 def _cast(scene: Scene, rng: np.random.Generator) -> Scene:
     gains = rng.uniform(0.7, 1.3, 3)
     frame = np.clip(scene.frame * gains, 0, 255).astype(np.uint8)
-    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+    return replace(scene, frame=frame)
 
 
 def _defocus(scene: Scene, rng: np.random.Generator) -> Scene:
     frame = cv2.GaussianBlur(scene.frame, (0, 0), rng.uniform(1.6, 2.6))
-    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+    return replace(scene, frame=frame)
 
 
 def _lamp(scene: Scene, rng: np.random.Generator) -> Scene:
@@ -92,7 +91,7 @@ def _lamp(scene: Scene, rng: np.random.Generator) -> Scene:
     along = ((xs - centre[0]) * direction[0] + (ys - centre[1]) * direction[1]) / span
     light = np.exp(-np.log(rng.uniform(2.0, 3.0)) * along) / 1.2
     frame = np.clip(scene.frame * light[:, :, None], 0, 255).astype(np.uint8)
-    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+    return replace(scene, frame=frame)
 
 
 def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
@@ -100,7 +99,7 @@ def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
     gain = rng.uniform(2.0, 2.8)
     dark = np.round(scene.frame * light + rng.normal(0, 1.5, scene.frame.shape))
     frame = np.clip(dark * gain, 0, 255).astype(np.uint8)
-    return Scene(frame, scene.pose, scene.corners, scene.cells, scene.covered)
+    return replace(scene, frame=frame)
 
 
 CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], Scene] | None]] = {

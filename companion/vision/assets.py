@@ -16,6 +16,7 @@ import numpy as np
 
 from companion.rules.components import Components, food_alley
 
+ART_PX_PER_MM = 4.0  # the board art's resolution
 KINDS = ("empty", "ingredient", "coin", "cat", "cat-back", "shopper", "unknown")
 
 

@@ -242,8 +242,7 @@ class Locator:
             refined = max((finish(b) for b in scored[:3]), key=lambda b: b.score)
         if not self._convincing(refined):
             refined = self._search_wider(gray, scored) or refined
-        if refined.title < self.config.min_title_score or \
-                refined.title_margin < self.config.min_title_margin:
+        if not self._shows_title(refined):
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
             if deduced is None:
                 raise BoardNotFoundError(
@@ -366,11 +365,14 @@ class Locator:
                 poses.append(pose)
         return poses
 
+    def _shows_title(self, found: BoardPose) -> bool:
+        """The title is seen, and clearly better in one corner than in the other three."""
+        return (found.title >= self.config.min_title_score
+                and found.title_margin >= self.config.min_title_margin)
+
     def _convincing(self, found: BoardPose) -> bool:
-        """Agrees with the art and shows the title clearly in one corner."""
-        cfg = self.config
-        return (found.score >= cfg.accept_score and found.title >= cfg.min_title_score
-                and found.title_margin >= cfg.min_title_margin)
+        """Agrees with the art and shows the title."""
+        return found.score >= self.config.accept_score and self._shows_title(found)
 
     def _search_wider(self, gray: np.ndarray, scored: list[BoardPose]) -> BoardPose | None:
         """When the best candidates, refined, are not convincing: a shadow or glare across the

@@ -118,16 +118,7 @@ class BoardReader:
         abstain_below = cfg.abstain_below
         blur = found.edge_blur_mm
         if blur > cfg.max_edge_blur_mm:  # too blurred to read the digits as they are
-            streak = streak_of(crops)
-            refused = None
-            if streak >= cfg.max_streak:
-                refused = (f"the frame is blurred along one direction (edges {blur:.1f} mm wide, "
-                           f"at most {cfg.max_edge_blur_mm:.1f}): did the camera or the table "
-                           "move? Every cell is left unknown")
-            elif blur > cfg.max_defocus_mm:
-                refused = (f"the frame is blurred, out of focus (edges {blur:.1f} mm wide, at "
-                           f"most {cfg.max_defocus_mm:.1f}): focus the camera. Every cell is "
-                           "left unknown")
+            refused = self._refuse_blurred(crops, blur)
             if refused:
                 return Reading(True, found.corners(self.geometry), _unknown_grid(),
                                (time.perf_counter() - start) * 1000, found, refused)
@@ -140,6 +131,18 @@ class BoardReader:
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
         return Reading(True, found.corners(self.geometry), grid,
                        (time.perf_counter() - start) * 1000, found)
+
+    def _refuse_blurred(self, crops: np.ndarray, blur: float) -> str | None:
+        """Why a blurred frame is not read (shaken, or too far out of focus), else None."""
+        cfg = self.config
+        if streak_of(crops) >= cfg.max_streak:
+            return (f"the frame is blurred along one direction (edges {blur:.1f} mm wide, at most "
+                    f"{cfg.max_edge_blur_mm:.1f}): did the camera or the table move? Every cell "
+                    "is left unknown")
+        if blur > cfg.max_defocus_mm:
+            return (f"the frame is blurred, out of focus (edges {blur:.1f} mm wide, at most "
+                    f"{cfg.max_defocus_mm:.1f}): focus the camera. Every cell is left unknown")
+        return None
 
     def _in_print_colours(self, crops: np.ndarray, cells: np.ndarray, frame: np.ndarray,
                           pose: np.ndarray) -> np.ndarray:

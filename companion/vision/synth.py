@@ -16,10 +16,9 @@ import cv2
 import numpy as np
 
 from companion.rules.components import Components, food_alley
-from companion.vision.assets import Label, labels, load_art
+from companion.vision.assets import ART_PX_PER_MM, Label, labels, load_art
 from companion.vision.geometry import BoardGeometry, pose_from_corners, project
 
-ART_PX_PER_MM = 4.0
 FRAME_SIZE = (1920, 1080)
 
 

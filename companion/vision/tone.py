@@ -22,10 +22,9 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from companion.vision.assets import load_art
+from companion.vision.assets import ART_PX_PER_MM, load_art
 from companion.vision.geometry import BoardGeometry, project
 
-ART_PX_PER_MM = 4.0
 POINTS = 512  # samples of each reference area
 MARGIN_MM = 2.0  # kept from the edges of each area (blur, a slightly wrong pose)
 GAMMA_RANGE = (0.5, 2.0)  # a tone curve outside this is taken as a bad measurement
