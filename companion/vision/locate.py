@@ -620,8 +620,33 @@ def _clockwise(quad: np.ndarray) -> np.ndarray:
 def _robust_lines(pts: np.ndarray, ok: np.ndarray, rounds: int = 3
                   ) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """A line (point, direction) through each row of points (k, n, 2) where ok (k, n): total
-    least squares, refitted without the points further than 3 median residuals (at least 1 px)."""
-    keep = ok.copy()
+    least squares, refitted without the points further than 3 median residuals (at least 1 px).
+    A side with under 80 % of its points within 1 px of its line is fitted again from the
+    largest set of points on one line (within 1 px), and the line with more points on it kept:
+    an arm across a side must not pull the fit when fewer points lie along the edge than off
+    it."""
+    fitted = _trimmed_lines(pts, ok, ok, rounds)
+    if fitted is None:
+        return None
+    mean, direction, _ = fitted
+    on_line = _on_line(pts, ok, mean, direction)
+    torn = on_line < 0.8 * ok.sum(axis=1)
+    if torn.any():
+        start = ok.copy()
+        for k in np.nonzero(torn)[0]:
+            start[k] = _collinear(pts[k], ok[k])
+        again = _trimmed_lines(pts, ok, start, rounds)
+        if again is not None:  # the line with more points on it (within 1 px) wins
+            better = torn & (_on_line(pts, ok, again[0], again[1]) > on_line)
+            mean[better], direction[better] = again[0][better], again[1][better]
+    return [(mean[k], direction[k]) for k in range(len(pts))]
+
+
+def _trimmed_lines(pts: np.ndarray, ok: np.ndarray, keep: np.ndarray, rounds: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Total least squares lines through the kept points of each row, refitted ``rounds``
+    times without the points of ok further than 3 median residuals: (means, directions,
+    the points kept)."""
     for _ in range(rounds):
         if (keep.sum(axis=1) < 6).any():
             return None
@@ -638,7 +663,35 @@ def _robust_lines(pts: np.ndarray, ok: np.ndarray, rounds: int = 3
         median = ranked[np.arange(len(pts)), (keep.sum(axis=1) - 1) // 2]
         cut = np.maximum(1.0, 3 * median)
         keep = ok & (res <= cut[:, None])
-    return [(mean[k], direction[k]) for k in range(len(pts))]
+    return mean, direction, keep
+
+
+def _on_line(pts: np.ndarray, ok: np.ndarray, mean: np.ndarray, direction: np.ndarray,
+             tolerance_px: float = 1.0) -> np.ndarray:
+    """Per row, how many points of ok lie within tolerance of its line."""
+    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+    res = np.abs(np.einsum("knj,kj->kn", pts - mean[:, None, :], normal))
+    return (ok & (res <= tolerance_px)).sum(axis=1)
+
+
+def _collinear(pts: np.ndarray, ok: np.ndarray, tolerance_px: float = 1.0) -> np.ndarray:
+    """Of the points (n, 2) where ok, the largest set within tolerance of the line through two
+    of them (every pair tried); all of ok when too few to choose."""
+    idx = np.nonzero(ok)[0]
+    if len(idx) < 6:
+        return ok
+    i, j = np.triu_indices(len(idx), 1)
+    a, b = pts[idx[i]], pts[idx[j]]
+    d = b - a
+    length = np.linalg.norm(d, axis=1)
+    good = length > 1e-6
+    a, normal = a[good], np.stack([-d[good, 1], d[good, 0]], axis=1) / length[good, None]
+    res = np.abs(np.einsum("hnk,hk->hn", pts[idx][None, :, :] - a[:, None, :], normal))
+    inliers = res <= tolerance_px
+    out = np.zeros_like(ok)
+    out[idx[inliers[int(np.argmax(inliers.sum(axis=1)))]]] = True
+    return out
+
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
                ) -> np.ndarray | None:

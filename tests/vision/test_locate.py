@@ -143,3 +143,39 @@ def test_board_whose_outline_a_shadow_breaks_is_found_by_a_wider_search(locator,
     monkeypatch.setattr(locate, "WIDER_CANDIDATES", 0)  # without it, the board is lost
     with pytest.raises(BoardNotFoundError):
         locator.locate(frame)
+
+
+def test_arm_along_most_of_a_side_does_not_pull_its_edge(locator, monkeypatch):
+    """A main-bench scene: an arm lies along the title side, over most of the frame's inner
+    edge, and its own outline crosses the edge search in more places than the edge shows. The
+    edge is fitted from the most points on one line, not pulled towards the arm; trimming an
+    all-points fit instead leaves the title corner 40 px off and the board lost."""
+    import companion.vision.locate as locate
+
+    scene = render_scene(np.random.default_rng([777_000, 31]),
+                         style=SceneStyle(hand_probability=0.15))
+    found = locator.locate(scene.frame)
+    assert found.oriented_by == "title"
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
+    monkeypatch.setattr(locate, "_collinear", lambda pts, ok: ok)
+    with pytest.raises(BoardNotFoundError):
+        locator.locate(scene.frame)
+
+
+def test_line_through_the_most_points_on_one_line():
+    """Ten points along an edge, fourteen off it along an arm's outline (the offsets, px, are
+    those of the scene above): the line is the edge's."""
+    from companion.vision.locate import _robust_lines
+
+    t = np.linspace(0, 400, 24)
+    edge = np.c_[t, 100 + 0.05 * t + np.random.default_rng(1).normal(0, 0.2, 24)]
+    edge[10:, 1] -= [4.2, 6.1, 8.4, 9.7, 10.3, 10.6, 10.0, 9.4, 8.0, 9.5, 11.7, 13.7, 15.6, 16.3]
+    ok = np.ones(24, bool)
+    square = [np.c_[t, t * 0], np.c_[t * 0, t], np.c_[t, t * 0 + 400]]
+    pts = np.stack([edge, *square])
+    lines = _robust_lines(pts, np.stack([ok] * 4))
+    point, direction = lines[0]
+    normal = np.array([-direction[1], direction[0]])
+    residuals = np.abs((edge[:10] - point) @ normal)
+    assert residuals.max() < 1.0
+    assert abs(direction[1] / direction[0] - 0.05) < 0.01
