@@ -16,6 +16,7 @@ import numpy as np
 import yaml
 
 from companion.rules.components import Components, food_alley
+from companion.vision.artcheck import ArtCheck, families
 from companion.vision.classify import (
     CellModel,
     ModelError,
@@ -48,6 +49,18 @@ class ReaderConfig:
     sharp_edge_mm: float = 1.4
     blurred_abstain_below: float = 0.97
     unchanged_below: float = 8.0  # a cell whose crop changed less than this is not classified
+    # the closer look (artcheck.py): a cell less sure than closer_look_below (or than the
+    # frame's abstain threshold, if higher) whose family (a player's cats, one ingredient's
+    # tokens) is at least closer_look_family likely is compared with the family's art at
+    # 3 px/mm; if the art matches at least closer_look_match around where the members differ
+    # (not under a hand), each member's score weighs its likelihood by
+    # exp(score / closer_look_temperature). At most closer_look_cells cells a frame (the
+    # surest families first); 0 turns it off
+    closer_look_below: float = 0.7
+    closer_look_family: float = 0.7
+    closer_look_match: float = 0.55
+    closer_look_temperature: float = 0.02
+    closer_look_cells: float = 4
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
@@ -100,6 +113,8 @@ class BoardReader:
         self.caps = capacities(self.components)
         self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
         self.tone_reference = tone_reference(self.geometry) if self.model.tone == "board" else None
+        self.art_check = ArtCheck(self.geometry, self.model.labels)
+        self.families = list(families(self.model.labels, self.components).values())
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
@@ -126,7 +141,7 @@ class BoardReader:
             spread_mm = np.sqrt(blur ** 2 - cfg.sharp_edge_mm ** 2) / EDGE_WIDTH_PER_SIGMA
             crops = sharpen(crops, spread_mm * self.model.size / self.model.crop_mm)
             abstain_below = max(abstain_below, cfg.blurred_abstain_below)
-        probs = self._classify(crops, frame, found.pose)
+        probs = self._classify(crops, frame, found.pose, blur, abstain_below)
         cells = decode(probs, self.model.labels, self.caps, abstain_below=abstain_below)
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
         return Reading(True, found.corners(self.geometry), grid,
@@ -156,11 +171,12 @@ class BoardReader:
             return crops
         return apply_luts(crops, tone.luts(self.geometry.centres.reshape(-1, 2)[cells]))
 
-    def _classify(self, crops: np.ndarray, frame: np.ndarray, pose: np.ndarray) -> np.ndarray:
+    def _classify(self, crops: np.ndarray, frame: np.ndarray, pose: np.ndarray, blur: float,
+                  abstain_below: float) -> np.ndarray:
         """Probabilities for the 25 crops. Cells whose crop has not changed since it was last
         classified (no 8x8 block brighter or darker by ``unchanged_below`` on average: sensor
         noise, not a token moved, turned or covered) keep their answer; the rest go through the
-        model in one batch."""
+        model in one batch, and those it is unsure of get a closer look."""
         if self._seen is None or self.config.unchanged_below <= 0:
             self._seen = (crops.copy(), np.empty((len(crops), len(self.model.labels)),
                                                  np.float32))
@@ -170,7 +186,8 @@ class BoardReader:
             todo = np.nonzero(changed)[0]
         seen_crops, seen_probs = self._seen
         if len(todo):
-            seen_probs[todo] = self._look(self._in_print_colours(crops[todo], todo, frame, pose))
+            probs = self._look(self._in_print_colours(crops[todo], todo, frame, pose))
+            seen_probs[todo] = self._closer_look(probs, todo, frame, pose, blur, abstain_below)
             seen_crops[todo] = crops[todo]
         return seen_probs.copy()
 
@@ -185,6 +202,33 @@ class BoardReader:
             more = self.model.probabilities(np.ascontiguousarray(turned))
             more = more.reshape(3, len(doubtful), -1)
             probs[doubtful] = (probs[doubtful] + more.sum(axis=0)) / 4
+        return probs
+
+    def _closer_look(self, probs: np.ndarray, cells: np.ndarray, frame: np.ndarray,
+                     pose: np.ndarray, blur: float, abstain_below: float) -> np.ndarray:
+        """Probabilities of the given cells, those the network is sure of the family of but
+        not of the member (a cat's value, a token's price) settled by the art, up close (see
+        :mod:`companion.vision.artcheck`)."""
+        cfg = self.config
+        below = max(cfg.closer_look_below, abstain_below)
+        wanted = []
+        for row in np.nonzero(probs.max(axis=1) < below)[0]:
+            mass, members = max((float(probs[row, list(f)].sum()), f) for f in self.families)
+            if mass >= cfg.closer_look_family:
+                wanted.append((mass, int(row), members))
+        wanted.sort(reverse=True)
+        for _, row, members in wanted[:int(cfg.closer_look_cells)]:
+            p = probs[row]
+            ranked = tuple(sorted(members, key=lambda k: -p[k]))
+            crop = self.art_check.cut(frame, pose, int(cells[row]))
+            look = self.art_check.look(crop, ranked, blur)
+            if look.near < cfg.closer_look_match:
+                continue  # the number is hidden, or this is not the token the art shows
+            index = list(look.members)
+            prior = p[index] + 1e-3
+            weight = prior * np.exp((look.scores - look.scores.max())
+                                    / cfg.closer_look_temperature)
+            p[index] = p[index].sum() * weight / weight.sum()
         return probs
 
     def forget(self) -> None:

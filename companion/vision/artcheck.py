@@ -1,0 +1,201 @@
+"""A closer look at a cell whose number the network cannot read: the art compared, up close.
+
+The network tells a token's family apart well (a black cat, a sambal coin, a tofu ingredient)
+but its 56-pixel crops (1.4 px/mm) leave a cat's value or a token's price badge a few pixels
+high. When it is sure of the family and not of the member, the cell is cut again at 3 px/mm
+and compared with the art of every member of the family: the token is aligned on the art
+(rotation and position), then each member is scored only where the members' art differs (the
+number, a basket's colour), so nothing they share can drown the difference. Pure function of
+the frame; which labels form a family comes from the component list (data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from companion.rules.components import Components, food_alley
+from companion.vision.assets import Label, load_art
+from companion.vision.geometry import BoardGeometry, rectify
+
+EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
+
+
+@dataclass(frozen=True)
+class CloserLook:
+    """What one closer look found: the family's members (label indices) and their scores
+    (correlation with each member's art where the members differ), and how well the token
+    matched the art overall (0..1)."""
+
+    members: tuple[int, ...]
+    scores: np.ndarray
+    match: float
+    near: float = 0.0  # the same, around where the members differ
+
+
+def families(labels: list[Label], components: Components | None = None
+             ) -> dict[str, tuple[int, ...]]:
+    """Label indices grouped by what only a printed number or colour tells apart: a player's
+    face-up cats; the ingredient (or coin) sides of one ingredient's tokens. (A cat's back
+    shows a paw where its face shows the number: scored together, the paw's difference would
+    drown the digits' one.)"""
+    c = components or food_alley()
+    ingredient = {t.id: t.ingredient for t in c.tokens}
+    out: dict[str, list[int]] = {}
+    for k, lab in enumerate(labels):
+        if lab.kind in ("ingredient", "coin") and lab.token in ingredient:
+            out.setdefault(f"{lab.kind}:{ingredient[lab.token]}", []).append(k)
+        elif lab.kind == "cat":
+            out.setdefault(f"cat:{lab.player}", []).append(k)
+    return {key: tuple(ks) for key, ks in out.items() if len(ks) > 1}
+
+
+class ArtCheck:
+    """Aligns a cell's token on the art and scores the members of its family."""
+
+    def __init__(self, geometry: BoardGeometry, labels: list[Label], *,
+                 px_per_mm: float = 3.0, crop_mm: float = 40.0) -> None:
+        self.geometry = geometry
+        self.labels = labels
+        self.ppm = px_per_mm
+        self.crop_mm = crop_mm
+        self.token_mm = geometry.token
+
+    def cut(self, frame: np.ndarray, pose: np.ndarray, cell: int) -> np.ndarray:
+        """One cell, cut from the frame at the closer look's resolution (float32 BGR)."""
+        cx, cy = self.geometry.centres.reshape(-1, 2)[cell]
+        half = self.crop_mm / 2
+        crop = rectify(frame, pose, self.ppm, (self.crop_mm, self.crop_mm), (cx - half, cy - half))
+        return crop.astype(np.float32)
+
+    def look(self, crop: np.ndarray, members: tuple[int, ...], blur_mm: float) -> CloserLook:
+        """Score each member (the first the network's pick, which the token is aligned on)
+        against a crop from :meth:`cut`; the art is blurred as the frame's edges are."""
+        sigma_mm = max(blur_mm, 0.8) / EDGE_WIDTH_PER_SIGMA
+        first = self.labels[members[0]].art() or ""
+        # coarse: every 6 degrees, at 1 px/mm, over the whole crop
+        angle, x, y = 0.0, 0, 0
+        best = -2.0
+        for ppm, angles, reach in ((1.0, np.arange(0.0, 360.0, 6.0), None),
+                                   (2.0, np.arange(-4.0, 4.5, 2.0), 2),
+                                   (self.ppm, np.arange(-1.0, 1.5, 1.0), 2)):
+            image = _scaled(crop, ppm / self.ppm)
+            size = self._size(ppm)
+            templates = np.stack([_art(first, size, float(angle + a), sigma_mm * ppm)
+                                  for a in angles])
+            if reach is None:
+                window = (0, 0, image.shape[1] - size + 1, image.shape[0] - size + 1)
+            else:  # near the last stage's position, scaled to this stage's pixels
+                cx = int(round(x * ppm)) - reach
+                cy = int(round(y * ppm)) - reach
+                window = (cx, cy, 2 * reach + 1, 2 * reach + 1)
+            best, k, px, py = _best_match(image, templates, _disc(size), window)
+            angle = float(angle + angles[k])
+            x, y = px / ppm, py / ppm
+        size = self._size(self.ppm)
+        ix, iy = int(round(x * self.ppm)), int(round(y * self.ppm))
+        patch = crop[iy:iy + size, ix:ix + size]
+        arts = np.stack([_art(self.labels[k].art() or "", size, angle, sigma_mm * self.ppm)
+                         for k in members])
+        differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
+        region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        region &= _disc(size)
+        if patch.shape[:2] != (size, size) or region.sum() < 10:
+            return CloserLook(members, np.zeros(len(members)), float(best), 0.0)
+        seen = _standard(patch[region])
+        scores = np.array([float(np.mean(seen * _standard(a[region]))) for a in arts])
+        # how well the art matches around where the members differ, for the best member: a
+        # hand or a card over that part of the token leaves the scores meaningless
+        around = cv2.dilate(region.astype(np.uint8), _ring(int(round(4 * self.ppm))))
+        around = around.astype(bool) & _disc(size)
+        near = float(np.mean(_standard(patch[around])
+                             * _standard(arts[int(np.argmax(scores))][around])))
+        return CloserLook(members, scores, float(best), near)
+
+
+    def _size(self, ppm: float) -> int:
+        """The side (px, odd) of a token's art at ppm px/mm."""
+        return int(round(self.token_mm * ppm)) | 1
+
+
+def _standard(values: np.ndarray) -> np.ndarray:
+    """Values (N, 3) scaled to mean 0 and spread 1 per colour channel (a colour cast or a
+    dimmer light changes nothing)."""
+    v = values - values.mean(axis=0)
+    return v / (v.std(axis=0) + 1e-3)
+
+
+def _scaled(crop: np.ndarray, factor: float) -> np.ndarray:
+    if abs(factor - 1) < 1e-6:
+        return crop
+    size = int(round(crop.shape[0] * factor))
+    return cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+
+
+def _ring(radius: int) -> np.ndarray:
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+
+
+@lru_cache(maxsize=64)
+def _disc(size: int) -> np.ndarray:
+    """The token's face inside a square of side size, short of its printed rim."""
+    r = (np.arange(size) - (size - 1) / 2) / (size / 2)
+    return (r[None, :] ** 2 + r[:, None] ** 2) < 0.92 ** 2
+
+
+@lru_cache(maxsize=256)
+def _art_base(name: str, size: int, sigma_px: float) -> np.ndarray:
+    art = load_art(name)
+    small = cv2.resize(art[:, :, :3], (size, size), interpolation=cv2.INTER_AREA) * 255
+    if sigma_px > 0.3:
+        small = cv2.GaussianBlur(small, (0, 0), sigma_px)
+    return small.astype(np.float32)
+
+
+@lru_cache(maxsize=2048)
+def _art_turned(name: str, size: int, angle: float, sigma_px: float) -> np.ndarray:
+    """:func:`_art`, remembered: the coarse search turns the same few faces every frame."""
+    return _turn(_art_base(name, size, sigma_px), angle)
+
+
+def _art(name: str, size: int, angle: float, sigma_px: float) -> np.ndarray:
+    """A face's art in a square of side size px, turned by angle (degrees), blurred by
+    sigma_px."""
+    sigma_px = round(sigma_px, 1)
+    if size <= 41:  # the coarse search's: small, and the same every frame
+        return _art_turned(name, size, angle, sigma_px)
+    return _turn(_art_base(name, size, sigma_px), angle)
+
+
+def _turn(base: np.ndarray, angle: float) -> np.ndarray:
+    size = base.shape[0]
+    m = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), angle, 1.0)
+    return cv2.warpAffine(base, m, (size, size), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _best_match(image: np.ndarray, templates: np.ndarray, mask: np.ndarray,
+                window: tuple[int, int, int, int]) -> tuple[float, int, int, int]:
+    """The best normalised correlation of any template with the image inside the mask, over
+    the top-left positions in window (x, y, w, h): (score, template, x, y)."""
+    x0, y0, w, h = window
+    size = templates.shape[1]
+    x0, y0 = max(x0, 0), max(y0, 0)
+    w = min(w, image.shape[1] - size + 1 - x0)
+    h = min(h, image.shape[0] - size + 1 - y0)
+    if w <= 0 or h <= 0:
+        return -1.0, 0, x0, y0
+    region = image[y0:y0 + h + size - 1, x0:x0 + w + size - 1]
+    views = np.lib.stride_tricks.sliding_window_view(region, (size, size), axis=(0, 1))
+    patches = views.transpose(0, 1, 3, 4, 2)[:, :, mask].reshape(h * w, -1)  # (positions, K)
+    patches = patches - patches.mean(axis=1, keepdims=True)
+    patches /= np.linalg.norm(patches, axis=1, keepdims=True) + 1e-6
+    t = templates[:, mask].reshape(len(templates), -1)
+    t = t - t.mean(axis=1, keepdims=True)
+    t /= np.linalg.norm(t, axis=1, keepdims=True) + 1e-6
+    scores = t @ patches.T  # (templates, positions)
+    k, p = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    return float(scores[k, p]), int(k), x0 + int(p % w), y0 + int(p // w)

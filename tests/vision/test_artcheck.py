@@ -1,0 +1,126 @@
+"""The closer look: a cell's number read against the art, up close, when the network is sure of
+the family but not of the member."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.artcheck import ArtCheck, families
+from companion.vision.assets import Label, cell_label, labels, load_art
+from companion.vision.geometry import BoardGeometry
+from companion.vision.reader import BoardReader
+from companion.vision.synth import SceneStyle, render_scene
+
+G = BoardGeometry.from_components()
+LABELS = labels()
+NAMES = [lab.name for lab in LABELS]
+BENCH = 777_000  # bench/bench_vision.py's seed: scenes whose number the network alone misses
+
+
+@pytest.fixture(scope="module")
+def check():
+    return ArtCheck(G, LABELS)
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return BoardReader()
+
+
+def members(*names: str) -> tuple[int, ...]:
+    return tuple(NAMES.index(n) for n in names)
+
+
+def photographed(name: str, *, angle: float, offset_mm=(0.0, 0.0), blur_px: float = 1.2,
+                 seed: int = 0) -> np.ndarray:
+    """A 40 mm cell at 3 px/mm holding one token face, turned and off centre, on the board's
+    well, blurred, noisy and dimmer than the art."""
+    ppm, size = 3.0, 120
+    crop = np.full((size, size, 3), (120.0, 160.0, 180.0), np.float32)
+    art = load_art(name)
+    side = 30 * ppm
+    m = cv2.getRotationMatrix2D((art.shape[1] / 2, art.shape[0] / 2), angle, side / art.shape[0])
+    m[:, 2] += np.array([size / 2 + offset_mm[0] * ppm, size / 2 + offset_mm[1] * ppm]) \
+        - np.array([art.shape[1] / 2, art.shape[0] / 2])
+    face = cv2.warpAffine(art, m, (size, size), flags=cv2.INTER_AREA)
+    alpha = face[:, :, 3:]
+    crop = crop * (1 - alpha) + 255 * face[:, :, :3] * alpha * np.float32([0.8, 0.9, 0.85])
+    crop = cv2.GaussianBlur(crop, (0, 0), blur_px)
+    crop += np.random.default_rng(seed).normal(0, 3, crop.shape)
+    return np.clip(crop, 0, 255).astype(np.float32)
+
+
+def test_families_come_from_the_component_list():
+    """A player's face-up cats form a family, and one ingredient's ingredient sides, and its
+    coin sides; a cat's back, shoppers and empty cells belong to none."""
+    fams = families(LABELS)
+    cats = fams["cat:black"]
+    assert sorted(LABELS[k].value for k in cats) == [1, 2, 3, 4, 5, 6]
+    assert {LABELS[k].token for k in fams["ingredient:sambal"]} == {
+        f"sambal-{p}" for p in range(1, 7)}
+    assert all(LABELS[k].kind == "coin" for k in fams["coin:tofu"])
+    grouped = {k for ks in fams.values() for k in ks}
+    assert not any(LABELS[k].kind in ("cat-back", "shopper", "empty", "unknown") for k in grouped)
+
+
+@pytest.mark.parametrize(("truth", "angle", "offset"), [
+    ("cat:black:3", 37.0, (1.5, -2.0)),
+    ("cat:orange:1", 200.0, (-2.5, 1.0)),
+    ("ingredient:sambal-4", 291.0, (0.5, 2.5)),
+    ("ingredient:tofu-1", 118.0, (-1.0, -1.0)),
+])
+def test_the_number_is_read_from_the_art_at_any_turn_and_offset(check, truth, angle, offset):
+    """The token is aligned on the art of the network's pick (here a wrong member) and each
+    member is scored where the members differ: the true one scores best, clearly."""
+    family = next(ks for ks in families(LABELS).values() if NAMES.index(truth) in ks)
+    wrong_first = tuple(sorted(family, key=lambda k: k == NAMES.index(truth)))
+    crop = photographed(Label.parse(truth).art() or "", angle=angle, offset_mm=offset)
+    look = check.look(crop, wrong_first, blur_mm=1.2)
+    order = np.argsort(-look.scores)
+    assert NAMES[look.members[order[0]]] == truth
+    assert look.scores[order[0]] - look.scores[order[1]] > 0.08
+    assert look.match > 0.7 and look.near > 0.8
+
+
+def test_a_hand_over_the_number_is_seen(check):
+    """A finger over the number: the art no longer matches around it, and the reader does not
+    trust the scores."""
+    crop = photographed("cat-black-3.png", angle=0.0)
+    clear = check.look(crop, members("cat:black:3", "cat:black:5"), blur_mm=1.2)
+    # the art's number badge sits low right of the face: cover it
+    cv2.circle(crop, (81, 81), 16, (150.0, 170.0, 225.0), -1)
+    covered = check.look(crop, members("cat:black:3", "cat:black:5"), blur_mm=1.2)
+    assert clear.near > 0.8 and covered.near < BoardReader().config.closer_look_match
+
+
+@pytest.mark.parametrize(("scene", "cell", "truth"), [(243, 20, "cat:black:3"),
+                                                      (376, 4, "cat:black:1"),
+                                                      (220, 21, "ingredient:tofu-1")])
+def test_reader_reads_the_number_the_network_leaves_unknown(reader, scene, cell, truth):
+    """Scenes of the main bench where the network alone is not sure of a cat's value or a
+    token's price (it leaves the cell unknown, or would read it wrong): the closer look reads
+    it right, and turned off (closer_look_cells 0) the cell stays unknown."""
+    frame = render_scene(np.random.default_rng([BENCH, scene]),
+                         style=SceneStyle(hand_probability=0.15)).frame
+    reader.forget()
+    got = [c for row in reader.read(frame).cells for c in row][cell]
+    assert cell_label(got) == truth and got["confidence"] >= reader.config.abstain_below
+    plain = BoardReader()
+    plain.config = replace(plain.config, closer_look_cells=0)
+    assert cell_label([c for row in plain.read(frame).cells for c in row][cell]) == "unknown"
+
+
+def test_a_token_partly_under_a_hand_is_not_read_from_the_art(reader):
+    """A main-bench scene where a hand covers part of a tofu token and its number: the network
+    is unsure of the price, and the closer look, seeing the art not match around the number,
+    leaves it unknown instead of reading it wrong."""
+    scene = render_scene(np.random.default_rng([BENCH, 160]),
+                         style=SceneStyle(hand_probability=0.15))
+    assert scene.covered[6] > 0.1
+    reader.forget()
+    got = [c for row in reader.read(scene.frame).cells for c in row][6]
+    assert cell_label(got) == "unknown"
