@@ -44,6 +44,8 @@ class LocateConfig:
     search_width: int = 640
     template_px_per_mm: float = 0.5
     accept_score: float = 0.55
+    weak_accept_score: float = 0.4  # enough when the title is plainly seen:
+    clear_title_score: float = 0.7  # this clearly, and by half this better than elsewhere
     recheck_score: float = 0.6
     recheck_move_px: float = 2.0  # a kept pose whose edges moved more is checked against the art
     min_board_fraction: float = 0.15  # of the frame width, at the least
@@ -249,10 +251,21 @@ class Locator:
                     "the title corner is hidden (a hand?) and another corner is not seen plain, "
                     "so row 1 cannot be told from the others")
             refined = replace(refined, pose=deduced, oriented_by="elimination")
-        if refined.score < self.config.accept_score:
+        if not self._accepted(refined):
             raise BoardNotFoundError(
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
         return refined
+
+    def _accepted(self, found: BoardPose) -> bool:
+        """Agrees with the art enough to be the board: ``accept_score``, or, with the title
+        plainly seen in its corner and nowhere else (an arm and a glare over much of the board
+        leave little else of the art to agree with), ``weak_accept_score``."""
+        cfg = self.config
+        if found.score >= cfg.accept_score:
+            return True
+        return (found.score >= cfg.weak_accept_score and found.oriented_by == "title"
+                and found.title >= cfg.clear_title_score
+                and found.title_margin >= cfg.clear_title_score / 2)
 
     def _keep(self, frame: np.ndarray, previous: BoardPose) -> BoardPose | None:
         """The last pose, its edges fitted again; None if the board moved (search again).

@@ -179,3 +179,19 @@ def test_line_through_the_most_points_on_one_line():
     residuals = np.abs((edge[:10] - point) @ normal)
     assert residuals.max() < 1.0
     assert abs(direction[1] / direction[0] - 0.05) < 0.01
+
+
+def test_arm_and_glare_over_much_of_the_board_but_the_title_plain(locator):
+    """A scene of a second bench set: an arm across the board and a glare leave the art only
+    0.49 agreement (0.55 calls it the board), but the title is plainly seen in one corner
+    (0.92, nowhere else): that is enough; without the title's say, the board is lost."""
+    from dataclasses import replace
+
+    scene = render_scene(np.random.default_rng([779_000, 19]),
+                         style=SceneStyle(hand_probability=0.15))
+    found = locator.locate(scene.frame)
+    assert found.score < locator.config.accept_score and found.title > 0.85
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
+    strict = Locator(G, replace(locator.config, weak_accept_score=locator.config.accept_score))
+    with pytest.raises(BoardNotFoundError, match="too weak"):
+        strict.locate(scene.frame)
