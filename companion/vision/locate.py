@@ -184,6 +184,7 @@ def rotate_mm(k: int, board: float) -> np.ndarray:
 _ROTATIONS = [np.roll(np.arange(4), -k) for k in range(4)]
 WIDER_SEARCH = 4.0  # the last resort's first edge search, in multiples of edge_search_mm
 WIDER_CANDIDATES = 6
+LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to the last stage
 
 
 class Locator:
@@ -227,10 +228,11 @@ class Locator:
             return finished[id(candidate)]
 
         sure = self.config.accept_score + 0.25
-        for stage in ("quick", "thorough", "pooled"):  # each costlier than the one before
+        for stage in ("quick", "thorough", "pooled", "spanning"):  # each costlier than the last
             if stage != "quick" and not largest:
                 largest = self._largest(contours, small.size)
-            for pose in self._candidates(self._quads(stage, contours, largest), scale):
+            quads = self._quads(stage, contours, largest, small.size)
+            for pose in self._candidates(quads, scale):
                 scored.append(BoardPose(pose, self.template.score(gray, pose)))
             scored.sort(key=lambda b: -b.score)
             if scored and (scored[0].score >= sure or (
@@ -318,16 +320,19 @@ class Locator:
                  ) -> list[tuple[float, np.ndarray]]:
         """The five largest outlines smaller than the frame, with their hull areas."""
         sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
-        return [t for t in sorted(sized, key=lambda t: -t[0]) if t[0] <= 0.6 * small_area][:5]
+        return [t for t in sorted(sized, key=lambda t: -t[0])
+                if t[0] <= LARGEST_SHARE * small_area][:5]
 
     def _quads(self, stage: str, contours: list[np.ndarray],
-               largest: list[tuple[float, np.ndarray]]) -> list[np.ndarray]:
+               largest: list[tuple[float, np.ndarray]], small_area: int) -> list[np.ndarray]:
         """Quadrilaterals in the small frame, by stage.
 
         The quick stage takes each outline's convex hull; the thorough stage, for boards whose
         outline a hand or arm breaks, fits straight lines to each large outline, and the pooled
-        stage to all of them together (an arm across the board cuts it in two); both try every
-        quadrilateral that two pairs of lines make, or three sides completed into a square.
+        stage to all of them together (an arm across the board cuts it in two); the spanning
+        stage to each outline as large as the frame (a checked tablecloth whose dark squares
+        touch the board's dark frame joins them into one). Each tries every quadrilateral that
+        two pairs of lines make, or three sides completed into a square.
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         quads: list[np.ndarray] = []
@@ -343,9 +348,14 @@ class Locator:
             for area, contour in largest:
                 if area >= min_side ** 2:
                     quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
-        elif largest:  # pooled: an arm across the board cuts its outline in two
+        elif stage == "pooled" and largest:  # an arm across the board cuts its outline in two
             pooled = np.concatenate([c.reshape(-1, 2) for _, c in largest]).astype(np.float64)
             quads += _line_quads(pooled, min_side, lines_wanted=12)
+        elif stage == "spanning":  # a patterned table's outlines joined to the board's
+            for contour in contours:
+                if cv2.contourArea(cv2.convexHull(contour)) > LARGEST_SHARE * small_area:
+                    quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side,
+                                         lines_wanted=12)
         return quads
 
     def _candidates(self, quads: list[np.ndarray], scale: float) -> list[np.ndarray]:

@@ -195,3 +195,19 @@ def test_arm_and_glare_over_much_of_the_board_but_the_title_plain(locator):
     strict = Locator(G, replace(locator.config, weak_accept_score=locator.config.accept_score))
     with pytest.raises(BoardNotFoundError, match="too weak"):
         strict.locate(scene.frame)
+
+
+def test_board_on_a_checked_tablecloth_with_an_arm_across_it(locator, monkeypatch):
+    """A scene of a second bench set: the tablecloth's dark squares touch the board's dark
+    frame, joining its outline to the cloth's into one as large as the frame, and an arm
+    crosses the board. Lines fitted to that outline still give the board; without that last
+    stage no candidate comes near it."""
+    scene = render_scene(np.random.default_rng([779_000, 74]),
+                         style=SceneStyle(hand_probability=0.15))
+    found = locator.locate(scene.frame)
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
+    quads = Locator._quads
+    monkeypatch.setattr(Locator, "_quads", lambda self, stage, *rest: (
+        [] if stage == "spanning" else quads(self, stage, *rest)))
+    with pytest.raises(BoardNotFoundError, match="no quadrilateral"):
+        locator.locate(scene.frame)
