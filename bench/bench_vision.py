@@ -185,7 +185,7 @@ def closer_look_ms(reader: BoardReader, repeats: int = 30) -> float:
     reader runs it on a cell it is unsure of the number of."""
     scene = render_scene(np.random.default_rng([BENCH_SEED, 243]), style=SceneStyle())
     pose = reader.locator.locate(scene.frame)
-    family = next(f for f in reader.families if reader.model.labels[f[0]].kind == "cat")
+    family = next(f for f, _ in reader.families if reader.model.labels[f[0]].kind == "cat")
     times = []
     for _ in range(repeats):
         t = time.perf_counter()

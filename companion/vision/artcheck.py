@@ -5,13 +5,14 @@ but its 56-pixel crops (1.4 px/mm) leave a cat's value or a token's price badge 
 high. When it is sure of the family and not of the member, the cell is cut again at 3 px/mm
 and compared with the art of every member of the family: the token is aligned on the art
 (rotation and position), then each member is scored only where the members' art differs (the
-number, a basket's colour), so nothing they share can drown the difference. Pure function of
-the frame; which labels form a family comes from the component list (data).
+number, a basket's colour), so nothing they share can drown the difference. A cat lying face
+down shows its face with a paw for the number: it is scored against the best face apart. Pure
+functions of the frame; which labels form a family comes from the component list (data).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -34,6 +35,8 @@ class CloserLook:
     scores: np.ndarray
     match: float
     near: float = 0.0  # the same, around where the members differ
+    angle: float = 0.0  # how the token lies: the art turned by angle (degrees)
+    at: tuple[int, int] = (0, 0)  # with its top-left corner here in the crop (px)
 
 
 def families(labels: list[Label], components: Components | None = None
@@ -41,7 +44,7 @@ def families(labels: list[Label], components: Components | None = None
     """Label indices grouped by what only a printed number or colour tells apart: a player's
     face-up cats; the ingredient (or coin) sides of one ingredient's tokens. (A cat's back
     shows a paw where its face shows the number: scored together, the paw's difference would
-    drown the digits' one.)"""
+    drown the digits' one; :func:`face_down` pairs it with the family, scored apart.)"""
     c = components or food_alley()
     ingredient = {t.id: t.ingredient for t in c.tokens}
     out: dict[str, list[int]] = {}
@@ -51,6 +54,13 @@ def families(labels: list[Label], components: Components | None = None
         elif lab.kind == "cat":
             out.setdefault(f"cat:{lab.player}", []).append(k)
     return {key: tuple(ks) for key, ks in out.items() if len(ks) > 1}
+
+
+def face_down(labels: list[Label]) -> dict[str, int]:
+    """For each family of face-up cats, the label of the same player's cat face down: the same
+    face, a paw print where the number is."""
+    backs = {lab.player: k for k, lab in enumerate(labels) if lab.kind == "cat-back"}
+    return {f"cat:{player}": k for player, k in backs.items()}
 
 
 class ArtCheck:
@@ -95,16 +105,26 @@ class ArtCheck:
             best, k, px, py = _best_match(image, templates, _disc(size), window)
             angle = float(angle + angles[k])
             x, y = px / ppm, py / ppm
+        aligned = CloserLook(members, np.zeros(len(members)), float(best), 0.0, angle,
+                             (int(round(x * self.ppm)), int(round(y * self.ppm))))
+        return self.compare(crop, aligned, members, blur_mm)
+
+    def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
+                blur_mm: float) -> CloserLook:
+        """Score members against the crop where a look has aligned the token, only where
+        their art differs."""
+        sigma_px = max(blur_mm, 0.8) / EDGE_WIDTH_PER_SIGMA * self.ppm
         size = self._size(self.ppm)
-        ix, iy = int(round(x * self.ppm)), int(round(y * self.ppm))
+        ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
-        arts = np.stack([_art(self.labels[k].art() or "", size, angle, sigma_mm * self.ppm)
+        arts = np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px)
                          for k in members])
         differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
         region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         region &= _disc(size)
+        unscored = replace(aligned, members=members, scores=np.zeros(len(members)), near=0.0)
         if patch.shape[:2] != (size, size) or region.sum() < 10:
-            return CloserLook(members, np.zeros(len(members)), float(best), 0.0)
+            return unscored
         seen = _standard(patch[region])
         scores = np.array([float(np.mean(seen * _standard(a[region]))) for a in arts])
         # how well the art matches around where the members differ, for the best member: a
@@ -113,8 +133,7 @@ class ArtCheck:
         around = around.astype(bool) & _disc(size)
         near = float(np.mean(_standard(patch[around])
                              * _standard(arts[int(np.argmax(scores))][around])))
-        return CloserLook(members, scores, float(best), near)
-
+        return replace(unscored, scores=scores, near=near)
 
     def _size(self, ppm: float) -> int:
         """The side (px, odd) of a token's art at ppm px/mm."""

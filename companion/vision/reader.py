@@ -16,7 +16,7 @@ import numpy as np
 import yaml
 
 from companion.rules.components import Components, food_alley
-from companion.vision.artcheck import ArtCheck, families
+from companion.vision.artcheck import ArtCheck, face_down, families
 from companion.vision.classify import (
     CellModel,
     ModelError,
@@ -114,7 +114,9 @@ class BoardReader:
         self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
         self.tone_reference = tone_reference(self.geometry) if self.model.tone == "board" else None
         self.art_check = ArtCheck(self.geometry, self.model.labels)
-        self.families = list(families(self.model.labels, self.components).values())
+        backs = face_down(self.model.labels)
+        self.families = [(members, backs.get(key)) for key, members
+                         in families(self.model.labels, self.components).items()]
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
@@ -207,29 +209,46 @@ class BoardReader:
     def _closer_look(self, probs: np.ndarray, cells: np.ndarray, frame: np.ndarray,
                      pose: np.ndarray, blur: float, abstain_below: float) -> np.ndarray:
         """Probabilities of the given cells, those the network is sure of the family of but
-        not of the member (a cat's value, a token's price) settled by the art, up close (see
-        :mod:`companion.vision.artcheck`)."""
+        not of the member (a cat's value, a token's price, or whether a cat lies face down)
+        settled by the art, up close (see :mod:`companion.vision.artcheck`)."""
         cfg = self.config
         below = max(cfg.closer_look_below, abstain_below)
         wanted = []
         for row in np.nonzero(probs.max(axis=1) < below)[0]:
-            mass, members = max((float(probs[row, list(f)].sum()), f) for f in self.families)
+            mass, members, back = max(
+                (float(probs[row, list(f)].sum() + (0.0 if b is None else probs[row, b])), f, b)
+                for f, b in self.families)
             if mass >= cfg.closer_look_family:
-                wanted.append((mass, int(row), members))
-        wanted.sort(reverse=True)
-        for _, row, members in wanted[:int(cfg.closer_look_cells)]:
+                wanted.append((mass, int(row), members, back))
+        wanted.sort(key=lambda w: -w[0])
+        for _, row, members, back in wanted[:int(cfg.closer_look_cells)]:
             p = probs[row]
             ranked = tuple(sorted(members, key=lambda k: -p[k]))
             crop = self.art_check.cut(frame, pose, int(cells[row]))
             look = self.art_check.look(crop, ranked, blur)
-            if look.near < cfg.closer_look_match:
-                continue  # the number is hidden, or this is not the token the art shows
             index = list(look.members)
-            prior = p[index] + 1e-3
-            weight = prior * np.exp((look.scores - look.scores.max())
-                                    / cfg.closer_look_temperature)
-            p[index] = p[index].sum() * weight / weight.sum()
+            faces = float(p[index].sum())
+            if look.near >= cfg.closer_look_match:  # the number is seen: which one
+                share = self._weigh(p[index], look.scores)
+            else:  # hidden, or not a number at all (a paw: the cat lies face down)
+                share = p[index] / max(faces, 1e-9)
+            if back is not None and p[back] >= 0.01:  # face up or down: the number or a paw
+                pair = self.art_check.compare(crop, look, (index[int(np.argmax(share))], back),
+                                              blur)
+                if pair.near >= cfg.closer_look_match:
+                    up, down = self._weigh(np.array([faces, p[back]]), pair.scores)
+                    total = faces + float(p[back])
+                    p[index], p[back] = total * up * share, total * down
+                    continue
+            if look.near >= cfg.closer_look_match:
+                p[index] = faces * share
         return probs
+
+    def _weigh(self, prior: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Shares (summing to 1) of the prior weighed by the art's scores."""
+        weight = (prior + 1e-3) * np.exp((scores - scores.max())
+                                         / self.config.closer_look_temperature)
+        return weight / weight.sum()
 
     def forget(self) -> None:
         """Classify every cell of the next frame afresh."""

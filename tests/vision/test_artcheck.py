@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.vision.artcheck import ArtCheck, families
+from companion.vision.artcheck import ArtCheck, face_down, families
 from companion.vision.assets import Label, cell_label, labels, load_art
 from companion.vision.geometry import BoardGeometry
 from companion.vision.reader import BoardReader
@@ -86,6 +86,24 @@ def test_the_number_is_read_from_the_art_at_any_turn_and_offset(check, truth, an
     assert look.match > 0.7 and look.near > 0.8
 
 
+def test_a_cat_face_down_is_told_from_its_faces_by_the_paw(check):
+    """A cat's back is its face with a paw print where the number is: aligned on a face, the
+    faces' numbers do not match (the art around them disagrees), and the back scores far above
+    the best face where the two differ."""
+    fams, backs = families(LABELS), face_down(LABELS)
+    assert NAMES[backs["cat:white"]] == "cat-back:white"
+    crop = photographed("cat-white-back.png", angle=143.0, offset_mm=(1.0, 2.0))
+    look = check.look(crop, fams["cat:white"], blur_mm=1.2)
+    assert look.near < 0.55
+    pair = check.compare(crop, look, (fams["cat:white"][0], backs["cat:white"]), blur_mm=1.2)
+    assert pair.scores[1] - pair.scores[0] > 0.3 and pair.near > 0.8
+    face = photographed("cat-white-5.png", angle=143.0, offset_mm=(1.0, 2.0))
+    look = check.look(face, fams["cat:white"], blur_mm=1.2)
+    pair = check.compare(face, look, (NAMES.index("cat:white:5"), backs["cat:white"]),
+                         blur_mm=1.2)
+    assert pair.scores[0] - pair.scores[1] > 0.3
+
+
 def test_a_hand_over_the_number_is_seen(check):
     """A finger over the number: the art no longer matches around it, and the reader does not
     trust the scores."""
@@ -99,11 +117,12 @@ def test_a_hand_over_the_number_is_seen(check):
 
 @pytest.mark.parametrize(("scene", "cell", "truth"), [(243, 20, "cat:black:3"),
                                                       (376, 4, "cat:black:1"),
-                                                      (220, 21, "ingredient:tofu-1")])
+                                                      (220, 21, "ingredient:tofu-1"),
+                                                      (200, 8, "cat-back:white")])
 def test_reader_reads_the_number_the_network_leaves_unknown(reader, scene, cell, truth):
-    """Scenes of the main bench where the network alone is not sure of a cat's value or a
-    token's price (it leaves the cell unknown, or would read it wrong): the closer look reads
-    it right, and turned off (closer_look_cells 0) the cell stays unknown."""
+    """Scenes of the main bench where the network alone is not sure of a cat's value, a
+    token's price or whether a cat lies face down (it leaves the cell unknown): the closer look
+    reads it right, and turned off (closer_look_cells 0) the cell stays unknown."""
     frame = render_scene(np.random.default_rng([BENCH, scene]),
                          style=SceneStyle(hand_probability=0.15)).frame
     reader.forget()
