@@ -20,9 +20,9 @@ import numpy as np
 
 from companion.rules.components import Components, food_alley
 from companion.vision.assets import Label, load_art
-from companion.vision.geometry import BoardGeometry, rectify
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, rectify
 
-EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
+SHARPEST_EDGE_MM = 0.8  # the art is blurred at least as a sharp frame's printed edges look
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class ArtCheck:
     def look(self, crop: np.ndarray, members: tuple[int, ...], blur_mm: float) -> CloserLook:
         """Score each member (the first the network's pick, which the token is aligned on)
         against a crop from :meth:`cut`; the art is blurred as the frame's edges are."""
-        sigma_mm = max(blur_mm, 0.8) / EDGE_WIDTH_PER_SIGMA
+        sigma_mm = _sigma_mm(blur_mm)
         first = self.labels[members[0]].art() or ""
         # coarse: every 6 degrees, at 1 px/mm, over the whole crop
         angle, x, y = 0.0, 0, 0
@@ -94,8 +94,8 @@ class ArtCheck:
                                    (self.ppm, np.arange(-1.0, 1.5, 1.0), 2)):
             image = _scaled(crop, ppm / self.ppm)
             size = self._size(ppm)
-            templates = np.stack([_art(first, size, float(angle + a), sigma_mm * ppm)
-                                  for a in angles])
+            templates = np.stack([_art(first, size, float(angle + a), sigma_mm * ppm,
+                                       keep=reach is None) for a in angles])
             if reach is None:
                 window = (0, 0, image.shape[1] - size + 1, image.shape[0] - size + 1)
             else:  # near the last stage's position, scaled to this stage's pixels
@@ -113,7 +113,7 @@ class ArtCheck:
                 blur_mm: float) -> CloserLook:
         """Score members against the crop where a look has aligned the token, only where
         their art differs."""
-        sigma_px = max(blur_mm, 0.8) / EDGE_WIDTH_PER_SIGMA * self.ppm
+        sigma_px = _sigma_mm(blur_mm) * self.ppm
         size = self._size(self.ppm)
         ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
@@ -138,6 +138,11 @@ class ArtCheck:
     def _size(self, ppm: float) -> int:
         """The side (px, odd) of a token's art at ppm px/mm."""
         return int(round(self.token_mm * ppm)) | 1
+
+
+def _sigma_mm(blur_mm: float) -> float:
+    """The Gaussian blur (mm) that gives the art edges as wide as the frame's."""
+    return max(blur_mm, SHARPEST_EDGE_MM) / EDGE_WIDTH_PER_SIGMA
 
 
 def _standard(values: np.ndarray) -> np.ndarray:
@@ -180,11 +185,13 @@ def _art_turned(name: str, size: int, angle: float, sigma_px: float) -> np.ndarr
     return _turn(_art_base(name, size, sigma_px), angle)
 
 
-def _art(name: str, size: int, angle: float, sigma_px: float) -> np.ndarray:
+def _art(name: str, size: int, angle: float, sigma_px: float, *, keep: bool = False
+         ) -> np.ndarray:
     """A face's art in a square of side size px, turned by angle (degrees), blurred by
-    sigma_px."""
+    sigma_px; kept for next time if asked (the coarse search's: small, and the same every
+    frame)."""
     sigma_px = round(sigma_px, 1)
-    if size <= 41:  # the coarse search's: small, and the same every frame
+    if keep:
         return _art_turned(name, size, angle, sigma_px)
     return _turn(_art_base(name, size, sigma_px), angle)
 

@@ -14,6 +14,8 @@ import numpy as np
 
 from companion.rules.components import Components, food_alley
 
+EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
+
 
 @dataclass(frozen=True)
 class BoardGeometry:

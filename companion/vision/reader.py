@@ -25,11 +25,10 @@ from companion.vision.classify import (
     default_model_dir,
     load_model,
 )
-from companion.vision.geometry import BoardGeometry, CellCutter
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, CellCutter
 from companion.vision.locate import BoardNotFoundError, BoardPose, LocateConfig, Locator
 from companion.vision.tone import apply_luts, measure_tone, tone_reference
 
-EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
 UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "confidence": 0.0}
 
 
