@@ -151,10 +151,11 @@ def build_model(classes: int):  # noqa: ANN201 - torch.nn.Module
 
 
 def _to_tensor(x: np.ndarray):  # noqa: ANN202
+    """uint8 NHWC BGR crops -> the network's input as a torch tensor (see :func:`_normalise`;
+    the same numbers, checked bit for bit)."""
     import torch
 
-    t = torch.from_numpy(x).permute(0, 3, 1, 2).float() / 255.0
-    return (t - MEAN) / STD
+    return torch.from_numpy(_normalise(x))
 
 
 def _augment(x, generator, broad: bool = False):  # noqa: ANN001, ANN202
