@@ -37,6 +37,7 @@ class CloserLook:
     near: float = 0.0  # the same, around where the members differ
     angle: float = 0.0  # how the token lies: the art turned by angle (degrees)
     at: tuple[int, int] = (0, 0)  # with its top-left corner here in the crop (px)
+    scale: float = 1.0  # and this much larger than the component list's size
 
 
 def families(labels: list[Label], components: Components | None = None
@@ -86,16 +87,20 @@ class ArtCheck:
         against a crop from :meth:`cut`; the art is blurred as the frame's edges are."""
         sigma_mm = _sigma_mm(blur_mm)
         first = self.labels[members[0]].art() or ""
-        # coarse: every 6 degrees, at 1 px/mm, over the whole crop
-        angle, x, y = 0.0, 0, 0
+        # every 6 degrees at 1 px/mm over the whole crop; then near there, finer, and at sizes
+        # a few percent off (a token printed or seen a little larger or smaller than the list
+        # says would put the number a pixel or two off the art's)
+        angle, scale, x, y = 0.0, 1.0, 0.0, 0.0
         best = -2.0
-        for ppm, angles, reach in ((1.0, np.arange(0.0, 360.0, 6.0), None),
-                                   (2.0, np.arange(-4.0, 4.5, 2.0), 2),
-                                   (self.ppm, np.arange(-1.0, 1.5, 1.0), 2)):
+        for ppm, angles, scales, reach in (
+                (1.0, np.arange(0.0, 360.0, 6.0), (0.0,), None),
+                (2.0, np.arange(-4.0, 4.5, 2.0), (-0.06, -0.03, 0.0, 0.03, 0.06), 2),
+                (self.ppm, np.arange(-1.0, 1.5, 1.0), (-0.015, 0.0, 0.015), 2)):
             image = _scaled(crop, ppm / self.ppm)
             size = self._size(ppm)
-            templates = np.stack([_art(first, size, float(angle + a), sigma_mm * ppm,
-                                       keep=reach is None) for a in angles])
+            turns = [(float(angle + a), round(scale + ds, 3)) for ds in scales for a in angles]
+            templates = np.stack([_art(first, size, a, sigma_mm * ppm, scale=z,
+                                       keep=reach is None) for a, z in turns])
             if reach is None:
                 window = (0, 0, image.shape[1] - size + 1, image.shape[0] - size + 1)
             else:  # near the last stage's position, scaled to this stage's pixels
@@ -103,10 +108,10 @@ class ArtCheck:
                 cy = int(round(y * ppm)) - reach
                 window = (cx, cy, 2 * reach + 1, 2 * reach + 1)
             best, k, px, py = _best_match(image, templates, _disc(size), window)
-            angle = float(angle + angles[k])
+            angle, scale = turns[k]
             x, y = px / ppm, py / ppm
         aligned = CloserLook(members, np.zeros(len(members)), float(best), 0.0, angle,
-                             (int(round(x * self.ppm)), int(round(y * self.ppm))))
+                             (int(round(x * self.ppm)), int(round(y * self.ppm))), scale)
         return self.compare(crop, aligned, members, blur_mm)
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
@@ -117,8 +122,8 @@ class ArtCheck:
         size = self._size(self.ppm)
         ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
-        arts = np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px)
-                         for k in members])
+        arts = np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px,
+                              scale=aligned.scale) for k in members])
         differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
         region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         region &= _disc(size)
@@ -180,25 +185,26 @@ def _art_base(name: str, size: int, sigma_px: float) -> np.ndarray:
 
 
 @lru_cache(maxsize=2048)
-def _art_turned(name: str, size: int, angle: float, sigma_px: float) -> np.ndarray:
+def _art_turned(name: str, size: int, angle: float, sigma_px: float, scale: float
+                ) -> np.ndarray:
     """:func:`_art`, remembered: the coarse search turns the same few faces every frame."""
-    return _turn(_art_base(name, size, sigma_px), angle)
+    return _turn(_art_base(name, size, sigma_px), angle, scale)
 
 
-def _art(name: str, size: int, angle: float, sigma_px: float, *, keep: bool = False
-         ) -> np.ndarray:
-    """A face's art in a square of side size px, turned by angle (degrees), blurred by
-    sigma_px; kept for next time if asked (the coarse search's: small, and the same every
-    frame)."""
+def _art(name: str, size: int, angle: float, sigma_px: float, *, scale: float = 1.0,
+         keep: bool = False) -> np.ndarray:
+    """A face's art in a square of side size px, turned by angle (degrees), scaled about its
+    centre, blurred by sigma_px; kept for next time if asked (the coarse search's: small, and
+    the same every frame)."""
     sigma_px = round(sigma_px, 1)
     if keep:
-        return _art_turned(name, size, angle, sigma_px)
-    return _turn(_art_base(name, size, sigma_px), angle)
+        return _art_turned(name, size, angle, sigma_px, scale)
+    return _turn(_art_base(name, size, sigma_px), angle, scale)
 
 
-def _turn(base: np.ndarray, angle: float) -> np.ndarray:
+def _turn(base: np.ndarray, angle: float, scale: float = 1.0) -> np.ndarray:
     size = base.shape[0]
-    m = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), angle, 1.0)
+    m = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), angle, scale)
     return cv2.warpAffine(base, m, (size, size), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
 
