@@ -112,7 +112,13 @@ class ArtCheck:
             x, y = px / ppm, py / ppm
         aligned = CloserLook(members, np.zeros(len(members)), float(best), 0.0, angle,
                              (int(round(x * self.ppm)), int(round(y * self.ppm))), scale)
-        return self.compare(crop, aligned, members, blur_mm)
+        look = self.compare(crop, aligned, members, blur_mm)
+        if scale != 1.0:  # the whole face may fit best a little off the number's true size:
+            # keep the size at which some member fits best where the members differ
+            listed = self.compare(crop, replace(aligned, scale=1.0), members, blur_mm)
+            if listed.scores.max() > look.scores.max():
+                look = listed
+        return look
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
                 blur_mm: float) -> CloserLook:
