@@ -226,21 +226,21 @@ class BoardReader:
             crop = self.art_check.cut(frame, pose, int(cells[row]))
             look = self.art_check.look(crop, ranked, blur)
             index = list(look.members)
-            faces = float(p[index].sum())
+            up_mass = float(p[index].sum())  # the family's (for cats: face up)
             if look.near >= cfg.closer_look_match:  # the number is seen: which one
                 share = self._weigh(p[index], look.scores)
             else:  # hidden, or not a number at all (a paw: the cat lies face down)
-                share = p[index] / max(faces, 1e-9)
+                share = p[index] / max(up_mass, 1e-9)
             if back is not None and p[back] >= 0.01:  # face up or down: the number or a paw
                 pair = self.art_check.compare(crop, look, (index[int(np.argmax(share))], back),
                                               blur)
                 if pair.near >= cfg.closer_look_match:
-                    up, down = self._weigh(np.array([faces, p[back]]), pair.scores)
-                    total = faces + float(p[back])
+                    up, down = self._weigh(np.array([up_mass, p[back]]), pair.scores)
+                    total = up_mass + float(p[back])
                     p[index], p[back] = total * up * share, total * down
                     continue
             if look.near >= cfg.closer_look_match:
-                p[index] = faces * share
+                p[index] = up_mass * share
         return probs
 
     def _weigh(self, prior: np.ndarray, scores: np.ndarray) -> np.ndarray:
