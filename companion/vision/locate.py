@@ -218,7 +218,7 @@ class Locator:
         self._frame_shape = gray.shape[:2]
         small, scale = self._small(gray)
         contours = self._contours(small)
-        largest: list[tuple[float, np.ndarray]] = []  # the costly stages' outlines, found once
+        sized: list[tuple[float, np.ndarray]] = []  # the costly stages' outlines, found once
         scored: list[BoardPose] = []
         finished: dict[int, BoardPose] = {}  # refined and oriented, by candidate
 
@@ -229,9 +229,9 @@ class Locator:
 
         sure = self.config.accept_score + 0.25
         for stage in ("quick", "thorough", "pooled", "spanning"):  # each costlier than the last
-            if stage != "quick" and not largest:
-                largest = self._largest(contours, small.size)
-            quads = self._quads(stage, contours, largest, small.size)
+            if stage != "quick" and not sized:
+                sized = self._sized(contours)
+            quads = self._quads(stage, contours, sized, small.size)
             for pose in self._candidates(quads, scale):
                 scored.append(BoardPose(pose, self.template.score(gray, pose)))
             scored.sort(key=lambda b: -b.score)
@@ -316,15 +316,13 @@ class Locator:
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
         return [c for c in found if cv2.arcLength(c, True) >= 4 * min_side]
 
-    def _largest(self, contours: list[np.ndarray], small_area: int
-                 ) -> list[tuple[float, np.ndarray]]:
-        """The five largest outlines smaller than the frame, with their hull areas."""
+    def _sized(self, contours: list[np.ndarray]) -> list[tuple[float, np.ndarray]]:
+        """The outlines with their hull areas, largest first."""
         sized = [(cv2.contourArea(cv2.convexHull(c)), c) for c in contours]
-        return [t for t in sorted(sized, key=lambda t: -t[0])
-                if t[0] <= LARGEST_SHARE * small_area][:5]
+        return sorted(sized, key=lambda t: -t[0])
 
     def _quads(self, stage: str, contours: list[np.ndarray],
-               largest: list[tuple[float, np.ndarray]], small_area: int) -> list[np.ndarray]:
+               sized: list[tuple[float, np.ndarray]], small_area: int) -> list[np.ndarray]:
         """Quadrilaterals in the small frame, by stage.
 
         The quick stage takes each outline's convex hull; the thorough stage, for boards whose
@@ -335,6 +333,8 @@ class Locator:
         two pairs of lines make, or three sides completed into a square.
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
+        # the five largest outlines smaller than the frame; those larger go to the last stage
+        largest = [t for t in sized if t[0] <= LARGEST_SHARE * small_area][:5]
         quads: list[np.ndarray] = []
         if stage == "quick":
             for contour in contours:
@@ -352,8 +352,8 @@ class Locator:
             pooled = np.concatenate([c.reshape(-1, 2) for _, c in largest]).astype(np.float64)
             quads += _line_quads(pooled, min_side, lines_wanted=12)
         elif stage == "spanning":  # a patterned table's outlines joined to the board's
-            for contour in contours:
-                if cv2.contourArea(cv2.convexHull(contour)) > LARGEST_SHARE * small_area:
+            for area, contour in sized:
+                if area > LARGEST_SHARE * small_area:
                     quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side,
                                          lines_wanted=12)
         return quads

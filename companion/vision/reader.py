@@ -227,19 +227,20 @@ class BoardReader:
             look = self.art_check.look(crop, ranked, blur)
             index = list(look.members)
             up_mass = float(p[index].sum())  # the family's (for cats: face up)
-            if look.near >= cfg.closer_look_match:  # the number is seen: which one
-                share = self._weigh(p[index], look.scores)
-            else:  # hidden, or not a number at all (a paw: the cat lies face down)
-                share = p[index] / max(up_mass, 1e-9)
+            number_seen = look.near >= cfg.closer_look_match
+            # which number; if it is hidden, or not a number at all (a paw: the cat lies face
+            # down), the network's own shares
+            share = (self._weigh(p[index], look.scores) if number_seen
+                     else p[index] / max(up_mass, 1e-9))
+            pair = None
             if back is not None and p[back] >= 0.01:  # face up or down: the number or a paw
                 pair = self.art_check.compare(crop, look, (index[int(np.argmax(share))], back),
                                               blur)
-                if pair.near >= cfg.closer_look_match:
-                    up, down = self._weigh(np.array([up_mass, p[back]]), pair.scores)
-                    total = up_mass + float(p[back])
-                    p[index], p[back] = total * up * share, total * down
-                    continue
-            if look.near >= cfg.closer_look_match:
+            if pair is not None and pair.near >= cfg.closer_look_match:
+                up, down = self._weigh(np.array([up_mass, p[back]]), pair.scores)
+                total = up_mass + float(p[back])
+                p[index], p[back] = total * up * share, total * down
+            elif number_seen:
                 p[index] = up_mass * share
         return probs
 
