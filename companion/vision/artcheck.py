@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -23,6 +24,9 @@ from companion.vision.assets import Label, load_art
 from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, rectify
 
 SHARPEST_EDGE_MM = 0.8  # the art is blurred at least as a sharp frame's printed edges look
+SHARED_LAYOUT = 0.75  # families whose art correlates this well share a layout (see shared_layouts)
+REFINE_PX = 2  # how far (px at 3 px/mm) the refinement moves the token's alignment,
+REFINE_DEG = 2.0  # turns it (degrees, in steps of 1)
 
 
 @dataclass(frozen=True)
@@ -45,16 +49,34 @@ def families(labels: list[Label], components: Components | None = None
     """Label indices grouped by what only a printed number or colour tells apart: a player's
     face-up cats; the ingredient (or coin) sides of one ingredient's tokens. (A cat's back
     shows a paw where its face shows the number: scored together, the paw's difference would
-    drown the digits' one; :func:`face_down` pairs it with the family, scored apart.)"""
+    drown the digits' one; :func:`face_down` pairs it with the family, scored apart.) Each
+    family in order of price, or of a cat's value."""
     c = components or food_alley()
-    ingredient = {t.id: t.ingredient for t in c.tokens}
-    out: dict[str, list[int]] = {}
+    tokens = {t.id: t for t in c.tokens}
+    out: dict[str, list[tuple[int, int]]] = {}
     for k, lab in enumerate(labels):
-        if lab.kind in ("ingredient", "coin") and lab.token in ingredient:
-            out.setdefault(f"{lab.kind}:{ingredient[lab.token]}", []).append(k)
+        if lab.kind in ("ingredient", "coin") and lab.token in tokens:
+            token = tokens[lab.token]
+            out.setdefault(f"{lab.kind}:{token.ingredient}", []).append((token.price, k))
         elif lab.kind == "cat":
-            out.setdefault(f"cat:{lab.player}", []).append(k)
-    return {key: tuple(ks) for key, ks in out.items() if len(ks) > 1}
+            out.setdefault(f"cat:{lab.player}", []).append((lab.value or 0, k))
+    return {key: tuple(k for _, k in sorted(ks)) for key, ks in out.items() if len(ks) > 1}
+
+
+def shared_layouts(labels: list[Label], groups: dict[str, tuple[int, ...]]) -> set[str]:
+    """The kinds whose families' art shares one layout, so that a token aligned on one
+    family's art is aligned for the others: the coin sides (a rim, the value, two marks), not
+    the ingredient sides (each ingredient its own picture) nor cats (each player its colour).
+    Measured on the art of the families' first (cheapest, lowest) faces: their correlation
+    inside the face, at least SHARED_LAYOUT on average."""
+    size = 45
+    firsts: dict[str, list[np.ndarray]] = {}
+    for members in groups.values():
+        first = labels[members[0]]
+        face = _art(first.art() or "", size, 0.0, 0.0)[_disc(size)]
+        firsts.setdefault(first.kind, []).append(_standard(face))
+    return {kind for kind, faces in firsts.items() if len(faces) > 1 and np.mean(
+        [np.mean(a * b) for a, b in combinations(faces, 2)]) >= SHARED_LAYOUT}
 
 
 def face_down(labels: list[Label]) -> dict[str, int]:
@@ -112,13 +134,70 @@ class ArtCheck:
             x, y = px / ppm, py / ppm
         aligned = CloserLook(members, np.zeros(len(members)), float(best), 0.0, angle,
                              (int(round(x * self.ppm)), int(round(y * self.ppm))), scale)
-        look = self.compare(crop, aligned, members, blur_mm)
-        if scale != 1.0:  # the whole face may fit best a little off the number's true size:
-            # keep the size at which some member fits best where the members differ
-            listed = self.compare(crop, replace(aligned, scale=1.0), members, blur_mm)
-            if listed.scores.max() > look.scores.max():
-                look = listed
-        return look
+        return self.settle(crop, aligned, members, blur_mm)
+
+    def settle(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
+               blur_mm: float) -> CloserLook:
+        """Score members near an alignment: each where it fits best where the members
+        differ, a pixel or two, a degree or two, a few percent in size (or at the listed
+        size) away. The whole face fits best where its large shapes lie (a basket, a glare),
+        which can leave the number a pixel off and a 4 read as a 1; each member at its own
+        best, a simpler digit that fits better a little off (a 1 inside a 3) does not win on
+        the others' worse fit there. The rest of the look (how well the art matches around)
+        is taken where the best member fits."""
+        pick, fits = self.refine(crop, aligned, members, blur_mm)
+        look = self.compare(crop, pick, members, blur_mm)
+        return look if fits is None else replace(look, scores=fits)
+
+    def refine(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
+               blur_mm: float) -> tuple[CloserLook, np.ndarray | None]:
+        """Near an alignment, where some member fits best where the members differ, and
+        each member's best fit there (None if the members hardly differ)."""
+        sigma_px = _sigma_mm(blur_mm) * self.ppm
+        size = self._size(self.ppm)
+        region = _where_differ(self._aligned_art(aligned, members, sigma_px))
+        if region.sum() < 10:
+            return aligned, None
+        ix, iy = aligned.at
+        reach = range(-REFINE_PX, REFINE_PX + 1)
+        shifts = [(dx, dy) for dy in reach for dx in reach
+                  if 0 <= ix + dx <= crop.shape[1] - size and 0 <= iy + dy <= crop.shape[0] - size]
+        if not shifts:
+            return aligned, None
+        ys, xs = np.nonzero(region)
+        moves = np.array(shifts)
+        seen = crop[iy + moves[:, 1:] + ys, ix + moves[:, :1] + xs]  # (shifts, pixels, 3)
+        seen = _standard_rows(np.ascontiguousarray(seen.transpose(0, 2, 1)))
+        seen = seen.reshape(len(shifts), -1)
+        points = np.stack([xs, ys, np.ones(len(xs))]).astype(np.float64)
+        centre = ((size - 1) / 2, (size - 1) / 2)
+        scales = {aligned.scale, 1.0} | {round(aligned.scale + d, 3) for d in (-0.02, 0.02)}
+        angles = aligned.angle + np.arange(-REFINE_DEG, REFINE_DEG + 0.5, 1.0)
+        turns = [(float(a), z) for a in angles for z in sorted(scales)]
+        # where each pixel of the region comes from in the art, turned and scaled as _art does
+        maps = np.stack([cv2.invertAffineTransform(cv2.getRotationMatrix2D(centre, a, z))
+                         @ points for a, z in turns]).astype(np.float32)  # (turns, 2, pixels)
+        bases = [_art_base(self.labels[k].art() or "", size, round(sigma_px, 1))
+                 for k in members]
+        arts = np.stack([cv2.remap(b, maps[:, 0], maps[:, 1], cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE)
+                         for b in bases])  # (members, turns, pixels, 3)
+        arts = _standard_rows(np.ascontiguousarray(arts.transpose(1, 0, 3, 2)))
+        # (turns, members, 3, pixels)
+        fits = seen @ arts.reshape(len(turns) * len(members), -1).T / seen.shape[1]
+        fits = fits.reshape(len(shifts), len(turns), len(members))
+        s, t, _ = np.unravel_index(int(np.argmax(fits)), fits.shape)
+        dx, dy = shifts[s]
+        pick = replace(aligned, angle=turns[t][0], scale=turns[t][1], at=(ix + dx, iy + dy))
+        member_best = fits.max(axis=(0, 1))
+        return pick, member_best
+
+    def _aligned_art(self, aligned: CloserLook, members: tuple[int, ...], sigma_px: float
+                     ) -> np.ndarray:
+        """The members' art as aligned (members, size, size, 3)."""
+        size = self._size(self.ppm)
+        return np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px,
+                              scale=aligned.scale) for k in members])
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
                 blur_mm: float) -> CloserLook:
@@ -128,11 +207,8 @@ class ArtCheck:
         size = self._size(self.ppm)
         ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
-        arts = np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px,
-                              scale=aligned.scale) for k in members])
-        differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
-        region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        region &= _disc(size)
+        arts = self._aligned_art(aligned, members, sigma_px)
+        region = _where_differ(arts)
         unscored = replace(aligned, members=members, scores=np.zeros(len(members)), near=0.0)
         if patch.shape[:2] != (size, size) or region.sum() < 10:
             return unscored
@@ -156,11 +232,26 @@ def _sigma_mm(blur_mm: float) -> float:
     return max(blur_mm, SHARPEST_EDGE_MM) / EDGE_WIDTH_PER_SIGMA
 
 
+def _where_differ(arts: np.ndarray) -> np.ndarray:
+    """Where aligned art (members, size, size, 3) differs between members, a pixel wider,
+    inside the face."""
+    differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
+    region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    return region & _disc(arts.shape[1])
+
+
 def _standard(values: np.ndarray) -> np.ndarray:
     """Values (N, 3) scaled to mean 0 and spread 1 per colour channel (a colour cast or a
     dimmer light changes nothing)."""
     v = values - values.mean(axis=0)
     return v / (v.std(axis=0) + 1e-3)
+
+
+def _standard_rows(values: np.ndarray) -> np.ndarray:
+    """:func:`_standard` along the last axis of a stack (..., 3, N) (faster there)."""
+    v = values - values.mean(axis=-1, keepdims=True)
+    spread = np.sqrt(np.einsum("...i,...i->...", v, v) / v.shape[-1])
+    return v / (spread[..., None] + 1e-3)
 
 
 def _scaled(crop: np.ndarray, factor: float) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 import yaml
 
 from companion.rules.components import Components, food_alley
-from companion.vision.artcheck import ArtCheck, face_down, families
+from companion.vision.artcheck import ArtCheck, face_down, families, shared_layouts
 from companion.vision.classify import (
     CellModel,
     ModelError,
@@ -51,12 +51,15 @@ class ReaderConfig:
     # the closer look (artcheck.py): a cell less sure than closer_look_below (or than the
     # frame's abstain threshold, if higher) whose family (a player's cats, one ingredient's
     # tokens) is at least closer_look_family likely is compared with the family's art at
-    # 3 px/mm; if the art matches at least closer_look_match around where the members differ
-    # (not under a hand), each member's score weighs its likelihood by
-    # exp(score / closer_look_temperature). At most closer_look_cells cells a frame (the
-    # surest families first); 0 turns it off
+    # 3 px/mm; if no family is that likely alone, the likeliest and up to closer_look_rivals
+    # more of its kind, each at least closer_look_rival likely, are together. If the art
+    # matches at least closer_look_match around where the members differ (not under a hand),
+    # each member's score weighs its likelihood by exp(score / closer_look_temperature). At
+    # most closer_look_cells cells a frame (the surest families first); 0 turns it off
     closer_look_below: float = 0.7
     closer_look_family: float = 0.7
+    closer_look_rival: float = 0.02
+    closer_look_rivals: float = 2
     closer_look_match: float = 0.55
     closer_look_temperature: float = 0.02
     closer_look_cells: float = 4
@@ -114,8 +117,10 @@ class BoardReader:
         self.tone_reference = tone_reference(self.geometry) if self.model.tone == "board" else None
         self.art_check = ArtCheck(self.geometry, self.model.labels)
         backs = face_down(self.model.labels)
-        self.families = [(members, backs.get(key)) for key, members
-                         in families(self.model.labels, self.components).items()]
+        groups = families(self.model.labels, self.components)
+        self.families = [(members, backs.get(key), self.model.labels[members[0]].kind)
+                         for key, members in groups.items()]
+        self.shared_layouts = shared_layouts(self.model.labels, groups)
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         # the first run of a session pays for its set-up: pay it now, not on the first frame
         size = self.model.size
@@ -209,33 +214,34 @@ class BoardReader:
                      pose: np.ndarray, blur: float, abstain_below: float) -> np.ndarray:
         """Probabilities of the given cells, those the network is sure of the family of but
         not of the member (a cat's value, a token's price, or whether a cat lies face down)
-        settled by the art, up close (see :mod:`companion.vision.artcheck`)."""
+        settled by the art, up close (see :mod:`companion.vision.artcheck`). When the network
+        hesitates between families of one kind (a sambal or a shrimp ingredient, a tofu or an
+        egg coin), their members are scored together."""
         cfg = self.config
         below = max(cfg.closer_look_below, abstain_below)
         wanted = []
         for row in np.nonzero(probs.max(axis=1) < below)[0]:
-            mass, members, back = max(
-                (float(probs[row, list(f)].sum() + (0.0 if b is None else probs[row, b])), f, b)
-                for f, b in self.families)
+            mass, members, backs = self._rivals(probs[row])
             if mass >= cfg.closer_look_family:
-                wanted.append((mass, int(row), members, back))
+                wanted.append((mass, int(row), members, backs))
         wanted.sort(key=lambda w: -w[0])
-        for _, row, members, back in wanted[:int(cfg.closer_look_cells)]:
+        for _, row, members, backs in wanted[:int(cfg.closer_look_cells)]:
             p = probs[row]
             ranked = tuple(sorted(members, key=lambda k: -p[k]))
             crop = self.art_check.cut(frame, pose, int(cells[row]))
             look = self.art_check.look(crop, ranked, blur)
             index = list(look.members)
-            up_mass = float(p[index].sum())  # the family's (for cats: face up)
+            up_mass = float(p[index].sum())  # the families' (for cats: face up)
             number_seen = look.near >= cfg.closer_look_match
             # which number; if it is hidden, or not a number at all (a paw: the cat lies face
             # down), the network's own shares
             share = (self._weigh(p[index], look.scores) if number_seen
                      else p[index] / max(up_mass, 1e-9))
+            best = index[int(np.argmax(share))]
+            back = backs[best]  # the best face's own back (a cat's: its player's)
             pair = None
             if back is not None and p[back] >= 0.01:  # face up or down: the number or a paw
-                pair = self.art_check.compare(crop, look, (index[int(np.argmax(share))], back),
-                                              blur)
+                pair = self.art_check.settle(crop, look, (best, back), blur)
             if pair is not None and pair.near >= cfg.closer_look_match:
                 up, down = self._weigh(np.array([up_mass, p[back]]), pair.scores)
                 total = up_mass + float(p[back])
@@ -243,6 +249,24 @@ class BoardReader:
             elif number_seen:
                 p[index] = up_mass * share
         return probs
+
+    def _rivals(self, p: np.ndarray) -> tuple[float, tuple[int, ...], dict[int, int | None]]:
+        """The family the network finds likeliest for a cell (with its cats' back); unless it
+        is ``closer_look_family`` likely alone, joined by up to ``closer_look_rivals`` more of
+        its kind, each at least ``closer_look_rival`` likely, if the kind's art shares one
+        layout (the coin sides: aligned on one, the token is aligned for all). Their
+        likelihood together, their members, and each member's back (None for tokens)."""
+        cfg = self.config
+        ranked = sorted(((float(p[list(f)].sum() + (0.0 if b is None else p[b])), f, b, kind)
+                         for f, b, kind in self.families), key=lambda r: -r[0])
+        first = ranked[0]
+        rivals = [first]
+        if first[0] < cfg.closer_look_family and first[3] in self.shared_layouts:
+            rivals += [r for r in ranked[1:]
+                       if r[3] == first[3] and r[0] >= cfg.closer_look_rival
+                       ][:int(cfg.closer_look_rivals)]
+        members = tuple(k for r in rivals for k in r[1])
+        return (sum(r[0] for r in rivals), members, {k: r[2] for r in rivals for k in r[1]})
 
     def _weigh(self, prior: np.ndarray, scores: np.ndarray) -> np.ndarray:
         """Shares (summing to 1) of the prior weighed by the art's scores."""
