@@ -25,6 +25,7 @@ from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, recti
 
 SHARPEST_EDGE_MM = 0.8  # the art is blurred at least as a sharp frame's printed edges look
 SHARED_LAYOUT = 0.75  # families whose art correlates this well share a layout (see shared_layouts)
+ALIGN_ON = 3  # the token is aligned on the art of the best fitting of this many likeliest members
 REFINE_PX = 2  # how far (px at 3 px/mm) the refinement moves the token's alignment,
 REFINE_DEG = 2.0  # turns it (degrees, in steps of 1)
 
@@ -105,15 +106,19 @@ class ArtCheck:
         return crop.astype(np.float32)
 
     def look(self, crop: np.ndarray, members: tuple[int, ...], blur_mm: float) -> CloserLook:
-        """Score each member (the first the network's pick, which the token is aligned on)
-        against a crop from :meth:`cut`; the art is blurred as the frame's edges are."""
+        """Score each member (in order of the network's likelihood) against a crop from
+        :meth:`cut`; the art is blurred as the frame's edges are. The token is aligned on the
+        art of whichever of the first ALIGN_ON members fits it best: a coin's value is its
+        largest shape, and aligned on another value's art (a network torn between a 5 and a
+        3) it is turned wrong."""
         sigma_mm = _sigma_mm(blur_mm)
-        first = self.labels[members[0]].art() or ""
+        candidates = [self.labels[k].art() or "" for k in members[:ALIGN_ON]]
         # every 6 degrees at 1 px/mm over the whole crop; then near there, finer, and at sizes
         # a few percent off (a token printed or seen a little larger or smaller than the list
         # says would put the number a pixel or two off the art's)
         angle, scale, x, y = 0.0, 1.0, 0.0, 0.0
         best = -2.0
+        first = candidates[0]
         for ppm, angles, scales, reach in (
                 (1.0, np.arange(0.0, 360.0, 6.0), (0.0,), None),
                 (2.0, np.arange(-4.0, 4.5, 2.0), (-0.06, -0.03, 0.0, 0.03, 0.06), 2),
@@ -121,8 +126,9 @@ class ArtCheck:
             image = _scaled(crop, ppm / self.ppm)
             size = self._size(ppm)
             turns = [(float(angle + a), round(scale + ds, 3)) for ds in scales for a in angles]
-            templates = np.stack([_art(first, size, a, sigma_mm * ppm, scale=z,
-                                       keep=reach is None) for a, z in turns])
+            arts = candidates if reach is None else [first]
+            templates = np.stack([_art(art, size, a, sigma_mm * ppm, scale=z,
+                                       keep=reach is None) for art in arts for a, z in turns])
             if reach is None:
                 window = (0, 0, image.shape[1] - size + 1, image.shape[0] - size + 1)
             else:  # near the last stage's position, scaled to this stage's pixels
@@ -130,7 +136,8 @@ class ArtCheck:
                 cy = int(round(y * ppm)) - reach
                 window = (cx, cy, 2 * reach + 1, 2 * reach + 1)
             best, k, px, py = _best_match(image, templates, _disc(size), window)
-            angle, scale = turns[k]
+            first = arts[k // len(turns)]
+            angle, scale = turns[k % len(turns)]
             x, y = px / ppm, py / ppm
         aligned = CloserLook(members, np.zeros(len(members)), float(best), 0.0, angle,
                              (int(round(x * self.ppm)), int(round(y * self.ppm))), scale)
