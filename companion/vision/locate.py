@@ -51,7 +51,7 @@ class LocateConfig:
     min_board_fraction: float = 0.15  # of the frame width, at the least
     edge_search_mm: float = 3.0
     edge_samples: int = 48
-    min_title_score: float = 0.25  # the title must be seen to tell row 1 from the others,
+    min_title_score: float = 0.2  # the title must be seen to tell row 1 from the others,
     min_title_margin: float = 0.15  # and clearly better in one corner than in the others
     plain_detail_below: float = 0.03  # a corner is seen plain with less fine detail than this
     plain_hue_spread_below: float = 6.0  # (share of the contrast), one hue within (thousandths),

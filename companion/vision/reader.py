@@ -56,7 +56,7 @@ class ReaderConfig:
     # matches at least closer_look_match around where the members differ (not under a hand),
     # each member's score weighs its likelihood by exp(score / closer_look_temperature). At
     # most closer_look_cells cells a frame (the surest families first); 0 turns it off
-    closer_look_below: float = 0.9
+    closer_look_below: float = 0.97
     closer_look_family: float = 0.7
     closer_look_rival: float = 0.02
     closer_look_rivals: float = 2
