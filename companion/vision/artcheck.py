@@ -4,10 +4,12 @@ The network tells a token's family apart well (a black cat, a sambal coin, a tof
 but its 56-pixel crops (1.4 px/mm) leave a cat's value or a token's price badge a few pixels
 high. When it is sure of the family and not of the member, the cell is cut again at 3 px/mm
 and compared with the art of every member of the family: the token is aligned on the art
-(rotation and position), then each member is scored only where the members' art differs (the
-number, a basket's colour), so nothing they share can drown the difference. A cat lying face
-down shows its face with a paw for the number: it is scored against the best face apart. Pure
-functions of the frame; which labels form a family comes from the component list (data).
+(rotation, position and size), then each member is scored only where the members' art differs
+(the number, a basket's colour), so nothing they share can drown the difference, at its own
+best fit a pixel or two, a degree or two from there. A cat lying face down shows its face with
+a paw for the number: it is scored against the best face apart. Coin families, whose art
+shares one layout, can be scored together. Pure functions of the frame; which labels form a
+family comes from the component list (data), which kinds share a layout from the art.
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ class ReaderConfig:
     # frame's abstain threshold, if higher) whose family (a player's cats, one ingredient's
     # tokens) is at least closer_look_family likely is compared with the family's art at
     # 3 px/mm; if no family is that likely alone, the likeliest and up to closer_look_rivals
-    # more of its kind, each at least closer_look_rival likely, are together. If the art
+    # more of its kind, each at least closer_look_rival likely, are scored together (a kind
+    # whose art shares one layout: the coin sides). If the art
     # matches at least closer_look_match around where the members differ (not under a hand),
     # each member's score weighs its likelihood by exp(score / closer_look_temperature). At
     # most closer_look_cells cells a frame (the surest families first); 0 turns it off
@@ -215,8 +216,8 @@ class BoardReader:
         """Probabilities of the given cells, those the network is sure of the family of but
         not of the member (a cat's value, a token's price, or whether a cat lies face down)
         settled by the art, up close (see :mod:`companion.vision.artcheck`). When the network
-        hesitates between families of one kind (a sambal or a shrimp ingredient, a tofu or an
-        egg coin), their members are scored together."""
+        hesitates between coin families (a tofu or an egg coin), their members are scored
+        together (see :meth:`_rivals`)."""
         cfg = self.config
         below = max(cfg.closer_look_below, abstain_below)
         wanted = []
