@@ -53,10 +53,10 @@ class ReaderConfig:
     # tokens) is at least closer_look_family likely is compared with the family's art at
     # 3 px/mm; if no family is that likely alone, the likeliest and up to closer_look_rivals
     # more of its kind, each at least closer_look_rival likely, are scored together (a kind
-    # whose art shares one layout: the coin sides). If the art
-    # matches at least closer_look_match around where the members differ (not under a hand),
-    # each member's score weighs its likelihood by exp(score / closer_look_temperature). At
-    # most closer_look_cells cells a frame (the surest families first); 0 turns it off
+    # whose art shares one layout: the coin sides). If the art matches at least
+    # closer_look_match around where the members differ (not under a hand), each member's
+    # score weighs its likelihood by exp(score / closer_look_temperature). At most
+    # closer_look_cells cells a frame (the surest families first); 0 turns it off
     closer_look_below: float = 0.97
     closer_look_family: float = 0.7
     closer_look_rival: float = 0.02
