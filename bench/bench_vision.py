@@ -187,8 +187,8 @@ def closer_look_ms(reader: BoardReader, kind: str = "cat", together: int = 1,
     that many families scored together."""
     scene = render_scene(np.random.default_rng([BENCH_SEED, 243]), style=SceneStyle())
     pose = reader.locator.locate(scene.frame)
-    members = tuple(k for f, _, of in reader.families if of == kind for k in f)
-    members = members[:together * 6]
+    of_kind = [f for f, _, of in reader.families if of == kind]
+    members = tuple(k for f in of_kind[:together] for k in f)
     times = []
     for _ in range(repeats):
         t = time.perf_counter()

@@ -32,6 +32,13 @@ def reader():
     return BoardReader()
 
 
+def _read_cell(reader: BoardReader, seed: int, scene: int, cell: int) -> dict:
+    frame = render_scene(np.random.default_rng([seed, scene]),
+                         style=SceneStyle(hand_probability=0.15)).frame
+    reader.forget()
+    return [c for row in reader.read(frame).cells for c in row][cell]
+
+
 def members(*names: str) -> tuple[int, ...]:
     return tuple(NAMES.index(n) for n in names)
 
@@ -130,25 +137,18 @@ def test_reader_reads_the_number_the_network_leaves_unknown(reader, scene, cell,
     """Scenes of the main bench where the network alone is not sure of a cat's value, a
     token's price or whether a cat lies face down (it leaves the cell unknown): the closer look
     reads it right, and turned off (closer_look_cells 0) the cell stays unknown."""
-    frame = render_scene(np.random.default_rng([BENCH, scene]),
-                         style=SceneStyle(hand_probability=0.15)).frame
-    reader.forget()
-    got = [c for row in reader.read(frame).cells for c in row][cell]
+    got = _read_cell(reader, BENCH, scene, cell)
     assert cell_label(got) == truth and got["confidence"] >= reader.config.abstain_below
     plain = BoardReader()
     plain.config = replace(plain.config, closer_look_cells=0)
-    assert cell_label([c for row in plain.read(frame).cells for c in row][cell]) == "unknown"
+    assert cell_label(_read_cell(plain, BENCH, scene, cell)) == "unknown"
 
 
 def test_the_number_is_compared_at_the_listed_size_when_that_fits_a_member_better(reader):
     """A bench scene (set 780000) where the whole face fits the art best 4 % small, but there
     the number lands a pixel off and a sambal 1 scored as a 3; at the listed size the 1 fits
     clearly. The size kept is the one at which some member fits best where they differ."""
-    frame = render_scene(np.random.default_rng([780_000, 88]),
-                         style=SceneStyle(hand_probability=0.15)).frame
-    reader.forget()
-    got = [c for row in reader.read(frame).cells for c in row][18]
-    assert cell_label(got) == "ingredient:sambal-1"
+    assert cell_label(_read_cell(reader, 780_000, 88, 18)) == "ingredient:sambal-1"
 
 
 def test_a_token_partly_under_a_hand_is_not_read_from_the_art(reader):
@@ -208,13 +208,6 @@ def test_the_alignment_settles_where_the_members_differ(check):
     assert settled.scores[order[0]] - settled.scores[order[1]] > 0.08
     assert settled.scores.max() > unsettled.scores.max() + 0.05
     assert abs(settled.at[0] - look.at[0]) <= 1 and abs(settled.at[1] - look.at[1]) <= 1
-
-
-def _read_cell(reader: BoardReader, seed: int, scene: int, cell: int) -> dict:
-    frame = render_scene(np.random.default_rng([seed, scene]),
-                         style=SceneStyle(hand_probability=0.15)).frame
-    reader.forget()
-    return [c for row in reader.read(frame).cells for c in row][cell]
 
 
 @pytest.mark.parametrize(("seed", "scene", "cell", "truth"), [
