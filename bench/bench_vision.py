@@ -29,7 +29,7 @@ import numpy as np
 from games import pin_one_core
 
 from companion.vision.assets import cell_label
-from companion.vision.classify import default_model_dir
+from companion.vision.classify import default_model_dir, open_session
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
 
@@ -107,7 +107,6 @@ def evaluate(reader: BoardReader, scenes: int, hand_probability: float,
 def resnet18_ms(repeats: int = 20) -> float | None:
     """25 crops of 100x100 through a ResNet18-sized network (random weights), one thread."""
     try:
-        import onnxruntime as ort
         import torch
         import torch.nn as nn
     except ImportError:
@@ -142,9 +141,7 @@ def resnet18_ms(repeats: int = 20) -> float | None:
             warnings.simplefilter("ignore", DeprecationWarning)
             torch.onnx.export(model, torch.zeros(1, 3, 100, 100), str(path), input_names=["x"],
                               dynamic_axes={"x": {0: "n"}}, opset_version=17, dynamo=False)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = open_session(path)
         x = np.random.default_rng(0).random((25, 3, 100, 100), dtype=np.float32)
         session.run(None, {"x": x})
         times = []
@@ -158,16 +155,12 @@ def resnet18_ms(repeats: int = 20) -> float | None:
 def ours_ms(reader: BoardReader, repeats: int = 50, model_file: str | None = None
             ) -> float | None:
     """25 crops through our classifier (the shipped 8-bit one, or model_file beside it)."""
-    import onnxruntime as ort
-
     session = reader.model.session
     if model_file is not None:
         path = default_model_dir() / model_file
         if not path.is_file():
             return None
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = open_session(path)
     size = reader.model.size
     x = np.random.default_rng(0).random((25, 3, size, size), dtype=np.float32)
     name = session.get_inputs()[0].name

@@ -10,7 +10,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from companion.vision.classify import load_model  # noqa: E402
+import onnx  # noqa: E402
+
+from companion.vision.classify import default_model_dir, load_model  # noqa: E402
 from companion.vision.train import TrainConfig, train  # noqa: E402
 
 
@@ -30,6 +32,7 @@ def test_training_exports_model_and_metadata(tmp_path):
     # the reader runs the 8-bit copy; the float network it was made from is kept beside it
     assert (tmp_path / "cells.onnx").stat().st_size < (tmp_path / "cells.fp32.onnx").stat().st_size
     assert meta["quantisation"].startswith("int8")
+    assert_first_block_float_rest_8bit(tmp_path / "cells.onnx")
     assert 0.0 <= meta["validation_accuracy_fp32"] <= 1.0
     model = load_model(tmp_path)
     probs = model.probabilities(np.zeros((3, model.size, model.size, 3), np.uint8))
@@ -60,3 +63,23 @@ def test_tone_option_maps_cells_by_the_board_colours_and_says_so(tmp_path):
                                        workers=1, tone=True), log=lambda _: None)
     assert meta["input"]["tone"] == "board" and meta["recipe"] == "default + tone"
     assert load_model(tmp_path).tone == "board"
+
+
+def assert_first_block_float_rest_8bit(path):
+    """The first convolution reads the float input with float weights (8-bit kernels gain
+    little on 3 channels); every later convolution reads dequantised 8-bit values."""
+    graph = onnx.load(str(path)).graph
+    initialisers = {i.name for i in graph.initializer}
+    made_by = {out: node.op_type for node in graph.node for out in node.output}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    first, rest = convs[0], convs[1:]
+    assert first.input[0] == graph.input[0].name
+    assert first.input[1] in initialisers
+    assert rest and all(made_by.get(c.input[0]) == "DequantizeLinear"
+                        and made_by.get(c.input[1]) == "DequantizeLinear" for c in rest)
+
+
+def test_shipped_model_keeps_the_first_convolution_float():
+    assert_first_block_float_rest_8bit(default_model_dir() / "cells.onnx")
+    meta = json.loads((default_model_dir() / "cells.json").read_text())
+    assert "first convolution" in meta["quantisation"]
