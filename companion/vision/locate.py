@@ -201,6 +201,7 @@ class Locator:
         self._hypotheses = [g.corners(0.0), g.corners(g.frame),
                             np.array([[g.grid_outer[0]] * 2, [g.grid_outer[1], g.grid_outer[0]],
                                       [g.grid_outer[1]] * 2, [g.grid_outer[0], g.grid_outer[1]]])]
+        self._edge_grids: dict[tuple[bytes, float, int], tuple[np.ndarray, ...]] = {}
 
     # --- the search -----------------------------------------------------------------------
     def locate(self, frame: np.ndarray, previous: BoardPose | None = None) -> BoardPose:
@@ -485,6 +486,31 @@ class Locator:
         moved = _moved_px(refined, pose, g)
         return (refined if np.isfinite(moved) and moved <= 40 else None), blur
 
+    def _edge_samples(self, corners_mm: np.ndarray, search_mm: float, n: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Where :meth:`_fit_edges` samples (mm), made once per square, search and count: n
+        points along each side (4, n, 2), each side's inward normal (4, 2), the offsets
+        across it, and every sample ((4 * n * offsets), 2)."""
+        key = (corners_mm.tobytes(), search_mm, n)
+        if key not in self._edge_grids:
+            t = np.linspace(0.08, 0.92, n)
+            a = corners_mm
+            b = np.roll(corners_mm, -1, axis=0)
+            along = a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]  # (4, n, 2)
+            direction = (b - a) / np.linalg.norm(b - a, axis=1, keepdims=True)
+            inward = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+            centre = np.full(2, self.geometry.board / 2)
+            flip = np.einsum("ij,ij->i", centre - a, inward) < 0
+            inward[flip] *= -1
+            offsets = np.linspace(-search_mm, search_mm, int(search_mm * 8) | 1)
+            samples = (along[:, :, None, :]
+                       + offsets[None, None, :, None] * inward[:, None, None, :])
+            grid = (along, inward, offsets, samples.reshape(-1, 2))
+            for array in grid:
+                array.setflags(write=False)
+            self._edge_grids[key] = grid
+        return self._edge_grids[key]
+
     def _fit_edges(self, gray: np.ndarray, pose: np.ndarray, corners_mm: np.ndarray,
                    search_mm: float, n: int
                    ) -> tuple[list[tuple[np.ndarray, np.ndarray]] | None, float]:
@@ -493,18 +519,8 @@ class Locator:
         pixels; and how blurred the edge looks: the width (mm) over which it rises, on its
         blurriest side seen (NaN if none). All four sides are sampled in one pass; the lines are
         None if a side is not seen (n samples a side)."""
-        t = np.linspace(0.08, 0.92, n)
-        a = corners_mm
-        b = np.roll(corners_mm, -1, axis=0)
-        along = a[:, None, :] + t[None, :, None] * (b - a)[:, None, :]  # (4, n, 2)
-        direction = (b - a) / np.linalg.norm(b - a, axis=1, keepdims=True)
-        inward = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
-        centre = np.full(2, self.geometry.board / 2)
-        flip = np.einsum("ij,ij->i", centre - a, inward) < 0
-        inward[flip] *= -1
-        offsets = np.linspace(-search_mm, search_mm, int(search_mm * 8) | 1)
-        samples = along[:, :, None, :] + offsets[None, None, :, None] * inward[:, None, None, :]
-        px = project(pose, samples.reshape(-1, 2)).reshape(4 * n, len(offsets), 2)
+        along, inward, offsets, samples = self._edge_samples(corners_mm, search_mm, n)
+        px = project(pose, samples).reshape(4 * n, len(offsets), 2)
         values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         if values.ndim == 3:  # sampled from a colour frame
@@ -685,7 +701,9 @@ def _trimmed_lines(pts: np.ndarray, ok: np.ndarray, keep: np.ndarray, rounds: in
         ranked = np.sort(np.where(keep, res, np.inf), axis=1)
         median = ranked[np.arange(len(pts)), (keep.sum(axis=1) - 1) // 2]
         cut = np.maximum(1.0, 3 * median)
-        keep = ok & (res <= cut[:, None])
+        kept, keep = keep, ok & (res <= cut[:, None])
+        if np.array_equal(kept, keep):  # a fixed point: another round would repeat this one
+            break
     return mean, direction, keep
 
 
@@ -718,10 +736,11 @@ def _collinear(pts: np.ndarray, ok: np.ndarray, tolerance_px: float = 1.0) -> np
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]
                ) -> np.ndarray | None:
+    """Where two lines (point, direction) cross; None if they are parallel."""
     p1, d1 = l1
     p2, d2 = l2
-    m = np.array([d1, -d2]).T
-    if abs(np.linalg.det(m)) < 1e-9:
+    det = float(d2[0] * d1[1] - d1[0] * d2[1])  # of [d1, -d2] as columns
+    if abs(det) < 1e-9:
         return None
-    t = np.linalg.solve(m, p2 - p1)
-    return p1 + t[0] * d1
+    e = p2 - p1
+    return p1 + float(d2[0] * e[1] - e[0] * d2[1]) / det * d1

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from companion.vision.geometry import BoardGeometry
-from companion.vision.locate import BoardNotFoundError, Locator, VisionError
+from companion.vision.locate import BoardNotFoundError, Locator, VisionError, _intersect
 from companion.vision.reader import read_image
 from companion.vision.synth import SceneStyle, render_scene
 
@@ -229,3 +229,16 @@ def test_title_partly_under_fingers_still_orients_the_board(locator):
     strict = Locator(G, replace(locator.config, min_title_score=0.25))
     with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
         strict.locate(scene.frame)
+
+
+def test_edge_lines_cross_where_both_pass_and_parallel_lines_do_not():
+    across = (np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+    down = (np.array([3.0, -2.0]), np.array([0.0, 1.0]))
+    assert np.allclose(_intersect(across, down), [3.0, 1.0])
+    rng = np.random.default_rng(5)
+    for _ in range(20):  # as a linear solve would have it
+        p1, p2, d1, d2 = rng.normal(size=(4, 2))
+        t = np.linalg.solve(np.array([d1, -d2]).T, p2 - p1)
+        assert np.allclose(_intersect((p1, d1), (p2, d2)), p1 + t[0] * d1)
+    diagonal = np.array([1.0, 1.0]) / np.sqrt(2)
+    assert _intersect((np.zeros(2), diagonal), (np.array([0.0, 1.0]), -diagonal)) is None
