@@ -40,13 +40,17 @@ class ReaderConfig:
     second_look_below: float = 0.9
     # a frame whose board edge looks blurrier than this (mm) is not read as it is: shaken (its
     # detail streaked, weaker along one direction by max_streak or more) it is not read at all;
-    # evenly blurred (out of focus) it is sharpened towards sharp_edge_mm and read with care
-    # (blurred_abstain_below), unless blurrier than max_defocus_mm
+    # evenly blurred (out of focus) it is sharpened towards sharp_edge_mm and read with care:
+    # the closer look for every cell less sure than blurred_closer_look_below (1: all), at most
+    # blurred_closer_look_cells of them, and a cell read only when blurred_abstain_below sure;
+    # unless blurrier than max_defocus_mm
     max_edge_blur_mm: float = 2.0
     max_streak: float = 0.12
     max_defocus_mm: float = 3.5
     sharp_edge_mm: float = 1.4
-    blurred_abstain_below: float = 0.97
+    blurred_abstain_below: float = 0.99
+    blurred_closer_look_below: float = 1.0
+    blurred_closer_look_cells: float = 25
     unchanged_below: float = 8.0  # a cell whose crop changed less than this is not classified
     # the closer look (artcheck.py): a cell less sure than closer_look_below (or than the
     # frame's abstain threshold, if higher) whose family (a player's cats, one ingredient's
@@ -217,16 +221,20 @@ class BoardReader:
         not of the member (a cat's value, a token's price, or whether a cat lies face down)
         settled by the art, up close (see :mod:`companion.vision.artcheck`). When the network
         hesitates between coin families (a tofu or an egg coin), their members are scored
-        together (see :meth:`_rivals`)."""
+        together (see :meth:`_rivals`). In a blurred frame the network is sure of numbers it
+        cannot see (a 5 read as a 6 99 % sure): every cell less sure than
+        ``blurred_closer_look_below`` (1: all) gets the look."""
         cfg = self.config
-        below = max(cfg.closer_look_below, abstain_below)
+        below, most = max(cfg.closer_look_below, abstain_below), cfg.closer_look_cells
+        if blur > cfg.max_edge_blur_mm:
+            below, most = cfg.blurred_closer_look_below, cfg.blurred_closer_look_cells
         wanted = []
-        for row in np.nonzero(probs.max(axis=1) < below)[0]:
+        for row in np.nonzero(probs.max(axis=1) < below)[0] if below < 1 else range(len(probs)):
             mass, members, backs = self._rivals(probs[row])
             if mass >= cfg.closer_look_family:
                 wanted.append((mass, int(row), members, backs))
         wanted.sort(key=lambda w: -w[0])
-        for _, row, members, backs in wanted[:int(cfg.closer_look_cells)]:
+        for _, row, members, backs in wanted[:int(most)]:
             p = probs[row]
             ranked = tuple(sorted(members, key=lambda k: -p[k]))
             crop = self.art_check.cut(frame, pose, int(cells[row]))
