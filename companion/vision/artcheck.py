@@ -27,6 +27,7 @@ from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, recti
 
 SHARPEST_EDGE_MM = 0.8  # the art is blurred at least as a sharp frame's printed edges look
 SHARED_LAYOUT = 0.75  # families whose art correlates this well share a layout (see shared_layouts)
+COARSE_STEP = 6.0  # degrees between the coarse search's turns of the art
 ALIGN_ON = 3  # the token is aligned on the art of the best fitting of this many likeliest members
 REFINE_PX = 2  # how far (px at 3 px/mm) the refinement moves the token's alignment,
 REFINE_DEG = 2.0  # turns it (degrees, in steps of 1)
@@ -122,18 +123,21 @@ class ArtCheck:
         best = -2.0
         first = candidates[0]
         for ppm, angles, scales, reach in (
-                (1.0, np.arange(0.0, 360.0, 6.0), (0.0,), None),
+                (1.0, np.arange(0.0, 360.0, COARSE_STEP), (0.0,), None),
                 (2.0, np.arange(-4.0, 4.5, 2.0), (-0.06, -0.03, 0.0, 0.03, 0.06), 2),
                 (self.ppm, np.arange(-1.0, 1.5, 1.0), (-0.015, 0.0, 0.015), 2)):
             image = _scaled(crop, ppm / self.ppm)
             size = self._size(ppm)
             turns = [(float(angle + a), round(scale + ds, 3)) for ds in scales for a in angles]
             arts = candidates if reach is None else [first]
-            templates = np.stack([_art(art, size, a, sigma_mm * ppm, scale=z,
-                                       keep=reach is None) for art in arts for a, z in turns])
-            if reach is None:
+            if reach is None:  # the same few faces every frame: remembered, standardised
+                templates = np.concatenate([_coarse_face(art, size, round(sigma_mm * ppm, 1))
+                                            for art in arts])
                 window = (0, 0, image.shape[1] - size + 1, image.shape[0] - size + 1)
             else:  # near the last stage's position, scaled to this stage's pixels
+                templates = _standardised(np.stack([_art(art, size, a, sigma_mm * ppm, scale=z)
+                                                    for art in arts for a, z in turns]),
+                                          _disc(size))
                 cx = int(round(x * ppm)) - reach
                 cy = int(round(y * ppm)) - reach
                 window = (cx, cy, 2 * reach + 1, 2 * reach + 1)
@@ -290,22 +294,19 @@ def _art_base(name: str, size: int, sigma_px: float) -> np.ndarray:
     return small.astype(np.float32)
 
 
-@lru_cache(maxsize=2048)
-def _art_turned(name: str, size: int, angle: float, sigma_px: float, scale: float
-                ) -> np.ndarray:
-    """:func:`_art`, remembered: the coarse search turns the same few faces every frame."""
-    return _turn(_art_base(name, size, sigma_px), angle, scale)
+@lru_cache(maxsize=48)
+def _coarse_face(name: str, size: int, sigma_px: float) -> np.ndarray:
+    """The coarse search's templates of one face, every COARSE_STEP degrees, standardised
+    inside the disc (turns, pixels): remembered, the same few faces come back every frame."""
+    return _standardised(np.stack([_art(name, size, float(a), sigma_px)
+                                   for a in np.arange(0.0, 360.0, COARSE_STEP)]), _disc(size))
 
 
-def _art(name: str, size: int, angle: float, sigma_px: float, *, scale: float = 1.0,
-         keep: bool = False) -> np.ndarray:
+def _art(name: str, size: int, angle: float, sigma_px: float, *, scale: float = 1.0
+         ) -> np.ndarray:
     """A face's art in a square of side size px, turned by angle (degrees), scaled about its
-    centre, blurred by sigma_px; kept for next time if asked (the coarse search's: small, and
-    the same every frame)."""
-    sigma_px = round(sigma_px, 1)
-    if keep:
-        return _art_turned(name, size, angle, sigma_px, scale)
-    return _turn(_art_base(name, size, sigma_px), angle, scale)
+    centre, blurred by sigma_px."""
+    return _turn(_art_base(name, size, round(sigma_px, 1)), angle, scale)
 
 
 def _turn(base: np.ndarray, angle: float, scale: float = 1.0) -> np.ndarray:
@@ -315,12 +316,21 @@ def _turn(base: np.ndarray, angle: float, scale: float = 1.0) -> np.ndarray:
                           borderMode=cv2.BORDER_REPLICATE)
 
 
+def _standardised(templates: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Templates (n, size, size, 3) inside the mask, each row centred and of unit length."""
+    t = templates[:, mask].reshape(len(templates), -1)
+    t = t - t.mean(axis=1, keepdims=True)
+    t /= np.linalg.norm(t, axis=1, keepdims=True) + 1e-6
+    return t
+
+
 def _best_match(image: np.ndarray, templates: np.ndarray, mask: np.ndarray,
                 window: tuple[int, int, int, int]) -> tuple[float, int, int, int]:
-    """The best normalised correlation of any template with the image inside the mask, over
-    the top-left positions in window (x, y, w, h): (score, template, x, y)."""
+    """The best normalised correlation of any template (rows from :func:`_standardised`) with
+    the image inside the mask (size x size), over the top-left positions in window (x, y, w,
+    h): (score, template, x, y)."""
     x0, y0, w, h = window
-    size = templates.shape[1]
+    size = mask.shape[0]
     x0, y0 = max(x0, 0), max(y0, 0)
     w = min(w, image.shape[1] - size + 1 - x0)
     h = min(h, image.shape[0] - size + 1 - y0)
@@ -331,9 +341,6 @@ def _best_match(image: np.ndarray, templates: np.ndarray, mask: np.ndarray,
     patches = views.transpose(0, 1, 3, 4, 2)[:, :, mask].reshape(h * w, -1)  # (positions, K)
     patches = patches - patches.mean(axis=1, keepdims=True)
     patches /= np.linalg.norm(patches, axis=1, keepdims=True) + 1e-6
-    t = templates[:, mask].reshape(len(templates), -1)
-    t = t - t.mean(axis=1, keepdims=True)
-    t /= np.linalg.norm(t, axis=1, keepdims=True) + 1e-6
-    scores = t @ patches.T  # (templates, positions)
+    scores = templates @ patches.T  # (templates, positions)
     k, p = np.unravel_index(int(np.argmax(scores)), scores.shape)
     return float(scores[k, p]), int(k), x0 + int(p % w), y0 + int(p // w)
