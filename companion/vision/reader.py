@@ -222,7 +222,7 @@ class BoardReader:
         settled by the art, up close (see :mod:`companion.vision.artcheck`). When the network
         hesitates between coin families (a tofu or an egg coin), their members are scored
         together (see :meth:`_rivals`). In a blurred frame the network is sure of numbers it
-        cannot see (a 5 read as a 6 99 % sure): every cell less sure than
+        cannot see (a black cat's 3 read as a 2, 99.9 % sure): every cell less sure than
         ``blurred_closer_look_below`` (1: all) gets the look."""
         cfg = self.config
         below, most = max(cfg.closer_look_below, abstain_below), cfg.closer_look_cells

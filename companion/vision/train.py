@@ -287,9 +287,9 @@ def _normalise(x: np.ndarray) -> np.ndarray:
 
 def first_block(model_path: Path) -> list[str]:
     """The names of the first convolution of an ONNX model and of the nodes after it up to the
-    next convolution (its activation, pooling). With 3 input channels, 8-bit kernels gain
-    little there (on one x86 core 2.0 ms for 25 crops, the float one 0.7 ms), so the 8-bit
-    model keeps them float, and the pooling runs at full resolution on floats in the fast
+    next convolution (its activation, pooling). With 3 input channels the 8-bit kernel is
+    slower there than the float one (on one x86 core 2.0 ms for 25 crops against 0.7 ms), so
+    the 8-bit model keeps them float, and the pooling runs at full resolution on floats in the fast
     layout (see classify.UNHELPFUL_OPTIMIZERS)."""
     import onnx
 
