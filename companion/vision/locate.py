@@ -16,6 +16,7 @@ board has moved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -184,6 +185,9 @@ def rotate_mm(k: int, board: float) -> np.ndarray:
 _ROTATIONS = [np.roll(np.arange(4), -k) for k in range(4)]
 WIDER_SEARCH = 4.0  # the last resort's first edge search, in multiples of edge_search_mm
 WIDER_CANDIDATES = 6
+FURTHER_CANDIDATES = 6  # distinct runners-up finished when the leaders do not convince
+DISTINCT_SHARE = 0.1  # candidates whose corners all lie this close (share of the board's
+# side) to a finished one's are the same outline
 LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to the last stage
 
 
@@ -247,6 +251,10 @@ class Locator:
             refined = max((finish(b) for b in scored[:3]), key=lambda b: b.score)
         if not self._convincing(refined):
             refined = self._search_wider(gray, scored) or refined
+        if not self._convincing(refined):
+            further = self._search_further(scored[:3], scored[3:], finish)
+            if further is not None and further.score > refined.score:
+                refined = further
         if not self._shows_title(refined):
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
             if deduced is None:
@@ -409,6 +417,28 @@ class Locator:
         found = [b for b in found if self._convincing(b)]
         return max(found, key=lambda b: b.score) if found else None
 
+    def _search_further(self, tried: list[BoardPose], rest: list[BoardPose],
+                        finish: Callable[[BoardPose], BoardPose]) -> BoardPose | None:
+        """When the leaders do not convince: on a busy table, outlines of its pattern can
+        outscore the board's own, found a few pixels off, until refined. Finish the next
+        FURTHER_CANDIDATES runners-up that are not the same outline as one tried, and keep the
+        best that is convincing (None if none is)."""
+        g = self.geometry
+        seen = [project(b.pose, g.corners()) for b in tried]
+        found = []
+        for candidate in rest:
+            if len(seen) >= len(tried) + FURTHER_CANDIDATES:
+                break
+            corners = project(candidate.pose, g.corners())
+            side = float(np.linalg.norm(corners[1] - corners[0]))
+            if any(_same_outline(corners, other, DISTINCT_SHARE * side) for other in seen):
+                continue
+            seen.append(corners)
+            done = finish(candidate)
+            if self._convincing(done):
+                found.append(done)
+        return max(found, key=lambda b: b.score) if found else None
+
     def _finish(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
         """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""
         refined = self.refine(gray, pose)
@@ -556,6 +586,13 @@ class Locator:
         if (ok.sum(axis=1) < n // 3).any():
             return None, blur
         return _robust_lines(pts, ok), blur
+
+def _same_outline(a: np.ndarray, b: np.ndarray, tolerance_px: float) -> bool:
+    """Two quadrilaterals (4, 2) with every corner within tolerance of one of the other's, in
+    some quarter turn (a candidate and its turned copy are one outline)."""
+    return any(np.linalg.norm(np.roll(a, k, axis=0) - b, axis=1).max() <= tolerance_px
+               for k in range(4))
+
 
 def _moved_px(a: np.ndarray, b: np.ndarray, geometry: BoardGeometry) -> float:
     """How far (px) the board's corners are apart under two poses."""
