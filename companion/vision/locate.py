@@ -252,7 +252,8 @@ class Locator:
         if not self._convincing(refined):
             refined = self._search_wider(gray, scored) or refined
         if not self._convincing(refined):
-            further = self._search_further(scored[:3], scored[3:], finish)
+            further = self._search_further([b for b in scored if id(b) in finished],
+                                           [b for b in scored if id(b) not in finished], finish)
             if further is not None and further.score > refined.score:
                 refined = further
         if not self._shows_title(refined):
@@ -419,10 +420,10 @@ class Locator:
 
     def _search_further(self, tried: list[BoardPose], rest: list[BoardPose],
                         finish: Callable[[BoardPose], BoardPose]) -> BoardPose | None:
-        """When the leaders do not convince: on a busy table, outlines of its pattern can
-        outscore the board's own, found a few pixels off, until refined. Finish the next
-        FURTHER_CANDIDATES runners-up that are not the same outline as one tried, and keep the
-        best that is convincing (None if none is)."""
+        """When the leaders (tried: finished already) do not convince: on a busy table,
+        outlines of its pattern can outscore the board's own, found a few pixels off, until
+        refined. Finish the next FURTHER_CANDIDATES of the rest (best first) that are not the
+        same outline as one tried, and keep the best that is convincing (None if none is)."""
         g = self.geometry
         seen = [project(b.pose, g.corners()) for b in tried]
         found = []
