@@ -588,6 +588,7 @@ class Locator:
             return None, blur
         return _robust_lines(pts, ok), blur
 
+
 def _same_outline(a: np.ndarray, b: np.ndarray, tolerance_px: float) -> bool:
     """Two quadrilaterals (4, 2) with every corner within tolerance of one of the other's, in
     some quarter turn (a candidate and its turned copy are one outline)."""
