@@ -29,7 +29,7 @@ from games import pin_one_core
 
 from companion.vision.assets import cell_label
 from companion.vision.reader import BoardReader
-from companion.vision.synth import Scene, SceneStyle, render_scene
+from companion.vision.synth import Scene, SceneStyle, lamp_falloff, render_scene
 
 STRESS_SEED = 778_000  # training uses seeds 1_000_000 and up; fixtures 2026; bench 777_000
 
@@ -81,19 +81,6 @@ def _defocus(scene: Scene, rng: np.random.Generator) -> Scene:
     return replace(scene, frame=frame)
 
 
-def _lamp(scene: Scene, rng: np.random.Generator) -> Scene:
-    h, w = scene.frame.shape[:2]
-    angle = rng.uniform(0, 2 * math.pi)
-    direction = np.array([math.cos(angle), math.sin(angle)])
-    span = np.ptp(scene.corners @ direction)  # the board's width along the fall-off
-    centre = scene.corners.mean(axis=0)
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    along = ((xs - centre[0]) * direction[0] + (ys - centre[1]) * direction[1]) / span
-    light = np.exp(-np.log(rng.uniform(2.0, 3.0)) * along) / 1.2
-    frame = np.clip(scene.frame * light[:, :, None], 0, 255).astype(np.uint8)
-    return replace(scene, frame=frame)
-
-
 def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
     light = rng.uniform(0.35, 0.5)
     gain = rng.uniform(2.0, 2.8)
@@ -111,7 +98,7 @@ CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], S
     "offsets": (SceneStyle(offset_mm=4.5), None),
     "small": (SceneStyle(board_fraction=(0.24, 0.29)), None),
     "defocus": (SceneStyle(), _defocus),
-    "lamp": (SceneStyle(), _lamp),
+    "lamp": (SceneStyle(), lamp_falloff),
     "dim": (SceneStyle(), _dim),
 }
 

@@ -317,11 +317,15 @@ def _turn(base: np.ndarray, angle: float, scale: float = 1.0) -> np.ndarray:
 
 
 def _standardised(templates: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Templates (n, size, size, 3) inside the mask, each row centred and of unit length."""
-    t = templates[:, mask].reshape(len(templates), -1)
-    t = t - t.mean(axis=1, keepdims=True)
-    t /= np.linalg.norm(t, axis=1, keepdims=True) + 1e-6
-    return t
+    """Templates (n, size, size, 3) inside the mask, as rows (see :func:`_unit_rows`)."""
+    return _unit_rows(templates[:, mask].reshape(len(templates), -1))
+
+
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row centred and of unit length: a dot product of two is their correlation."""
+    rows = rows - rows.mean(axis=1, keepdims=True)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True) + 1e-6
+    return rows
 
 
 def _best_match(image: np.ndarray, templates: np.ndarray, mask: np.ndarray,
@@ -338,9 +342,7 @@ def _best_match(image: np.ndarray, templates: np.ndarray, mask: np.ndarray,
         return -1.0, 0, x0, y0
     region = image[y0:y0 + h + size - 1, x0:x0 + w + size - 1]
     views = np.lib.stride_tricks.sliding_window_view(region, (size, size), axis=(0, 1))
-    patches = views.transpose(0, 1, 3, 4, 2)[:, :, mask].reshape(h * w, -1)  # (positions, K)
-    patches = patches - patches.mean(axis=1, keepdims=True)
-    patches /= np.linalg.norm(patches, axis=1, keepdims=True) + 1e-6
+    patches = _unit_rows(views.transpose(0, 1, 3, 4, 2)[:, :, mask].reshape(h * w, -1))
     scores = templates @ patches.T  # (templates, positions)
     k, p = np.unravel_index(int(np.argmax(scores)), scores.shape)
     return float(scores[k, p]), int(k), x0 + int(p % w), y0 + int(p // w)

@@ -9,7 +9,7 @@ shadows, defocus, sensor noise and JPEG compression; sometimes a hand or arm ove
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -379,3 +379,18 @@ def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.n
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def lamp_falloff(scene: Scene, rng: np.random.Generator) -> Scene:
+    """The scene under a lamp to one side, which the renderer never makes: the light falls off
+    2-3x across the board in a random direction (the stress bench's "lamp")."""
+    h, w = scene.frame.shape[:2]
+    angle = rng.uniform(0, 2 * math.pi)
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    span = np.ptp(scene.corners @ direction)  # the board's width along the fall-off
+    centre = scene.corners.mean(axis=0)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    along = ((xs - centre[0]) * direction[0] + (ys - centre[1]) * direction[1]) / span
+    light = np.exp(-np.log(rng.uniform(2.0, 3.0)) * along) / 1.2
+    frame = np.clip(scene.frame * light[:, :, None], 0, 255).astype(np.uint8)
+    return replace(scene, frame=frame)
