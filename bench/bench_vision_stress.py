@@ -10,6 +10,10 @@ fresh scenes (a seed never used in training) after rendering, so the model has n
 - small: the board at 24-29 % of the frame width (the renderer uses 30-50 %);
 - defocus: the lens out of focus (a Gaussian blur of 1.6-2.6 px; the renderer goes to 1.4 px);
 - lamp: a lamp to one side, the light falling off 2-3x across the board;
+- sharpened: a camera that sharpens hard (unsharp masking x0.5-2, 0.8-2 px wide, on the decoded
+  frame, so the JPEG's blocks get halos too);
+- gloss: glossy tokens, each with the lamp's highlight (0.4-0.8 of full white; training sees
+  0.15-0.6 on a quarter of its scenes);
 - dim: a dim room, the exposure pushed (everything x0.35-0.5, then gained back up x2-2.8 with
   the sensor noise it brings);
 and "none", the renderer as trained, for comparison. Prints, per condition, the cell error, the
@@ -29,7 +33,7 @@ from games import pin_one_core
 
 from companion.vision.assets import cell_label
 from companion.vision.reader import BoardReader
-from companion.vision.synth import Scene, SceneStyle, lamp_falloff, render_scene
+from companion.vision.synth import Scene, SceneStyle, lamp_falloff, render_scene, unsharp
 
 STRESS_SEED = 778_000  # training uses seeds 1_000_000 and up; fixtures 2026; bench 777_000
 
@@ -81,6 +85,11 @@ def _defocus(scene: Scene, rng: np.random.Generator) -> Scene:
     return replace(scene, frame=frame)
 
 
+def _sharpened(scene: Scene, rng: np.random.Generator) -> Scene:
+    frame = unsharp(scene.frame, rng.uniform(0.5, 2.0), rng.uniform(0.8, 2.0))
+    return replace(scene, frame=np.clip(frame, 0, 255).astype(np.uint8))
+
+
 def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
     light = rng.uniform(0.35, 0.5)
     gain = rng.uniform(2.0, 2.8)
@@ -99,6 +108,8 @@ CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], S
     "small": (SceneStyle(board_fraction=(0.24, 0.29)), None),
     "defocus": (SceneStyle(), _defocus),
     "lamp": (SceneStyle(), lamp_falloff),
+    "sharpened": (SceneStyle(), _sharpened),
+    "gloss": (SceneStyle(gloss_probability=1.0, gloss=(0.4, 0.8)), None),
     "dim": (SceneStyle(), _dim),
 }
 

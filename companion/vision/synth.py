@@ -36,10 +36,17 @@ class SceneStyle:
     noise_sigma: tuple[float, float] = (0.0, 7.0)
     jpeg_quality: tuple[int, int] = (55, 95)
     colour_gain: tuple[float, float] = (0.85, 1.15)  # per channel: light colour, white balance
-    # off unless asked for (training asks): the camera's tone curve, and shake during exposure
+    # off unless asked for (training asks): the camera's tone curve, shake during exposure, the
+    # camera's own sharpening (unsharp masking, as most camera pipelines do, the Pi's included),
+    # and glossy tokens (each shows a highlight of the lamp, in the same direction on all)
     gamma: tuple[float, float] = (1.0, 1.0)
     motion_probability: float = 0.0
     motion_px: tuple[float, float] = (3.0, 10.0)
+    sharpen_probability: float = 0.0
+    sharpen_amount: tuple[float, float] = (0.3, 1.8)
+    sharpen_sigma_px: tuple[float, float] = (0.7, 2.0)
+    gloss_probability: float = 0.0
+    gloss: tuple[float, float] = (0.15, 0.6)
 
 
 @dataclass
@@ -156,7 +163,33 @@ def render_board(layout: list[Label], rng: np.random.Generator,
             tint[:, :, :3] *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
             _composite(board, tint, centre, token_px * rng.uniform(0.97, 1.03), angle,
                        shadow=shadow)
+    if st.gloss_probability > 0 and rng.random() < st.gloss_probability:
+        board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss))
     return np.minimum(board, 1.0)
+
+
+def _gloss(layout: list[Label], rng: np.random.Generator, g: BoardGeometry,
+           shadow_dir: tuple[float, float], strength: float) -> np.ndarray:
+    """Highlights of the lamp on glossy tokens (board px at 4 px/mm, to add): on each token's
+    lit side, opposite its shadow, a soft patch ``strength`` bright; none on the matte board."""
+    size = load_art("board.png").shape[:2]
+    spots = np.zeros(size, np.float32)
+    discs = np.zeros(size, np.float32)
+    radius = g.token / 2
+    reach = rng.uniform(0.2, 0.6) * radius
+    axes = tuple(int(v * ART_PX_PER_MM) for v in sorted(rng.uniform(1.5, 5.0, 2))[::-1])
+    tilt = math.degrees(math.atan2(shadow_dir[1], shadow_dir[0])) + 90
+    for lab, (cx, cy) in zip(layout, g.centres.reshape(-1, 2), strict=True):
+        if lab.kind == "empty":
+            continue
+        centre = (int(cx * ART_PX_PER_MM), int(cy * ART_PX_PER_MM))
+        cv2.circle(discs, centre, int(radius * ART_PX_PER_MM), 1.0, -1)
+        jitter = rng.normal(0, 1.0, 2)
+        spot = (int((cx - shadow_dir[0] * reach + jitter[0]) * ART_PX_PER_MM),
+                int((cy - shadow_dir[1] * reach + jitter[1]) * ART_PX_PER_MM))
+        cv2.ellipse(spots, spot, axes, tilt, 0, 360, 1.0, -1)
+    spots = cv2.GaussianBlur(spots, (0, 0), rng.uniform(1.0, 2.5) * ART_PX_PER_MM)
+    return (strength * spots * discs)[:, :, None]
 
 
 def _random_coin(rng: np.random.Generator) -> str:
@@ -374,11 +407,21 @@ def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.n
     noise = np.empty(frame.shape, np.float32)
     cv2.setRNGSeed(int(rng.integers(2**31)))
     cv2.randn(noise, 0.0, float(rng.uniform(*st.noise_sigma)))
-    img = cv2.convertScaleAbs(cv2.scaleAdd(frame, 255.0, noise))
+    raw = cv2.scaleAdd(frame, 255.0, noise)
+    if st.sharpen_probability > 0 and rng.random() < st.sharpen_probability:
+        raw = unsharp(raw, rng.uniform(*st.sharpen_amount), rng.uniform(*st.sharpen_sigma_px))
+    img = cv2.convertScaleAbs(raw)
     quality = int(rng.integers(st.jpeg_quality[0], st.jpeg_quality[1] + 1))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def unsharp(image: np.ndarray, amount: float, sigma_px: float) -> np.ndarray:
+    """A camera's sharpening: image + amount (image - its Gaussian blur), halos and all (float,
+    not clipped)."""
+    f = image.astype(np.float32)
+    return cv2.addWeighted(f, 1 + amount, cv2.GaussianBlur(f, (0, 0), sigma_px), -amount, 0)
 
 
 def lamp_falloff(scene: Scene, rng: np.random.Generator) -> Scene:

@@ -8,8 +8,15 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from companion.vision.assets import Label, label_names
-from companion.vision.synth import SceneStyle, random_layout, render_scene
+from companion.vision.assets import ART_PX_PER_MM, Label, label_names
+from companion.vision.geometry import BoardGeometry
+from companion.vision.synth import (
+    SceneStyle,
+    random_layout,
+    render_board,
+    render_scene,
+    unsharp,
+)
 
 
 def test_same_seed_same_scene():
@@ -47,6 +54,12 @@ def test_labels_round_trip():
         assert Label.parse(name).name == name
 
 
+def _detail(frame: np.ndarray) -> float:
+    """Fine detail: the mean absolute Laplacian of the grey frame."""
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return float(np.abs(cv2.Laplacian(gray, cv2.CV_32F)).mean())
+
+
 def test_shake_and_tone_curve_only_when_asked():
     """Motion blur and another tone curve are training's (off by default, so the scenes of a
     seed stay as they were); asked for, they change the frame but not the truth."""
@@ -61,7 +74,45 @@ def test_shake_and_tone_curve_only_when_asked():
     assert shaken.cells == sharp.cells
     assert np.allclose(shaken.corners, sharp.corners)
     # a streak smooths the fine detail: less high-frequency energy than the sharp frame
-    def detail(frame):
-        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        return float(np.abs(cv2.Laplacian(gray, cv2.CV_32F)).mean())
-    assert detail(shaken.frame) < 0.8 * detail(sharp.frame)
+    assert _detail(shaken.frame) < 0.8 * _detail(sharp.frame)
+
+
+def test_camera_sharpening_only_when_asked_leaves_halos():
+    """Training's camera sharpening: off by default; asked for, the same scene with its fine
+    detail stronger, and an edge overshoots on both sides (the halos a camera leaves)."""
+    clean = SceneStyle(noise_sigma=(0.0, 0.0), blur_sigma=(0.0, 0.0), jpeg_quality=(95, 95))
+    plain = render_scene(np.random.default_rng(9), hand=False, style=clean)
+    sharpened = render_scene(np.random.default_rng(9), hand=False,
+                             style=replace(clean, sharpen_probability=1.0,
+                                           sharpen_amount=(1.5, 1.5), sharpen_sigma_px=(1.5, 1.5)))
+    assert sharpened.cells == plain.cells
+    assert np.allclose(sharpened.corners, plain.corners)
+    assert _detail(sharpened.frame) > 1.3 * _detail(plain.frame)
+    step = np.repeat(np.r_[np.full(20, 50.0), np.full(20, 200.0)][None], 5, axis=0)
+    halo = unsharp(step.astype(np.float32), 1.0, 2.0)[2]
+    assert halo.min() < 45 and halo.max() > 205
+    assert np.allclose(halo[:3], 50, atol=0.5) and np.allclose(halo[-3:], 200, atol=0.5)
+
+
+def test_gloss_lights_the_tokens_not_the_board():
+    """Glossy tokens (training's, off by default): each token shows a highlight; the matte board
+    and the empty cells stay as they were."""
+    g = BoardGeometry.from_components()
+    layout = random_layout(np.random.default_rng(3))
+    matte = render_board(layout, np.random.default_rng(11), g, SceneStyle())
+    glossy = render_board(layout, np.random.default_rng(11), g,
+                          SceneStyle(gloss_probability=1.0, gloss=(0.5, 0.5)))
+    lighter = (glossy - matte).max(axis=2)
+    assert lighter.min() >= 0
+    on_token = np.zeros(lighter.shape, bool)
+    for label, (cx, cy) in zip(layout, g.centres.reshape(-1, 2), strict=True):
+        disc = np.zeros(lighter.shape, np.uint8)
+        cv2.circle(disc, (int(cx * ART_PX_PER_MM), int(cy * ART_PX_PER_MM)),
+                   int(g.token / 2 * ART_PX_PER_MM), 1, -1)
+        brightest = lighter[disc.astype(bool)].max()
+        if label.kind == "empty":
+            assert brightest == 0
+        else:
+            assert brightest > 0.1, label.name
+            on_token |= disc.astype(bool)
+    assert lighter[~on_token].max() == 0
