@@ -39,6 +39,11 @@ MEAN, STD = 0.5, 0.25
 UNKNOWN_ABOVE = 0.3  # a cell more covered than this is "unknown"
 CLEAR_BELOW = 0.08  # a cell less covered than this keeps its label
 
+# The default recipe's scenes: the renderer's, and on some of them two things real cameras and
+# tokens do that the network otherwise never sees and is then sure of the wrong digit (a cat's 6
+# read as a 5, 100 % sure): the camera's own sharpening and glossy tokens' highlights.
+TRAIN_STYLE = SceneStyle(sharpen_probability=0.4, gloss_probability=0.25)
+
 # The tone option (``--tone``): each crop is mapped by the board's own colours (light, white
 # balance, tone curve: companion/vision/tone.py), as the reader then does, and the scenes are
 # seen through other cameras' tone curves and white balance, which the mapping mostly undoes.
@@ -82,7 +87,7 @@ def _scene_crops(args: tuple[int, float, bool, bool]) -> tuple[np.ndarray, np.nd
     seed, hand_probability, broad, tone = args
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
-    style = BROAD_STYLE if broad else TONE_STYLE if tone else SceneStyle()
+    style = BROAD_STYLE if broad else TONE_STYLE if tone else TRAIN_STYLE
     style = replace(style, hand_probability=hand_probability)
     scene = render_scene(rng, style=style)
     frame = scene.frame

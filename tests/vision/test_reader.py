@@ -18,7 +18,7 @@ from companion.vision.classify import ModelError, capacities, decode, default_mo
 from companion.vision.geometry import cut_cells
 from companion.vision.locate import VisionError
 from companion.vision.reader import BoardReader, read_image, streak_of
-from companion.vision.synth import SceneStyle, render_scene
+from companion.vision.synth import SceneStyle, render_scene, unsharp
 from companion.vision.tone import apply_luts, measure_tone, tone_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,12 +240,23 @@ def test_out_of_focus_frame_has_every_number_looked_at_closer():
     """Out of focus, the network is sure of numbers it cannot see: a stress-bench scene (seed
     778000, scene 96, a 2.6 mm edge) where it reads a black cat's 3 as a 2, 99.9 % sure. Every
     cell gets the closer look in a blurred frame: the art does not bear the 2 out, and the cell
-    is left unknown; looked at only below 99 %, it was read wrong."""
+    is left unknown; looked at only below 99 %, it was read wrong. (The network's answer is
+    the one of the model the case was found with; later ones are less sure of the 2.)"""
     rng = np.random.default_rng([778_000, 96])
     scene = render_scene(rng, style=SceneStyle(hand_probability=0.0))
     frame = cv2.GaussianBlur(scene.frame, (0, 0), rng.uniform(1.6, 2.6))  # the bench's defocus
     assert scene.cells[8] == "cat:black:3"
     reader = BoardReader()
+    look = reader._look
+    names = [label.name for label in reader.model.labels]
+
+    def sure_of_the_two(crops: np.ndarray) -> np.ndarray:
+        probs = look(crops)
+        probs[8] = [0.999 if name == "cat:black:2" else 0.001 / (len(names) - 1)
+                    for name in names]
+        return probs
+
+    reader._look = sure_of_the_two
     reading = reader.read(frame)
     assert reading.pose.edge_blur_mm > reader.config.max_edge_blur_mm
     assert cell_label(reading.cells[1][3]) in ("unknown", "cat:black:3")
@@ -253,6 +264,22 @@ def test_out_of_focus_frame_has_every_number_looked_at_closer():
                             blurred_closer_look_cells=4)
     reader.forget()
     assert cell_label(reader.read(frame).cells[1][3]) == "cat:black:2"
+
+
+def test_a_sharpening_camera_does_not_turn_a_cats_number(reader):
+    """A camera that sharpens (as most do, the Pi's included) leaves halos at every edge: a
+    stress-bench scene (seed 778000, scene 18, sharpened as the bench does) where a network
+    trained without such frames read a black cat's 6 as a 5, 100 % sure. Trained with them,
+    every cell is read right."""
+    rng = np.random.default_rng([778_000, 18])
+    scene = render_scene(rng, style=SceneStyle(hand_probability=0.0))
+    sharpened = unsharp(scene.frame, rng.uniform(0.5, 2.0), rng.uniform(0.8, 2.0))
+    frame = np.clip(sharpened, 0, 255).astype(np.uint8)
+    assert scene.cells[0] == "cat:black:6"
+    reader.forget()
+    reading = reader.read(frame)
+    assert reading.reason is None
+    assert [cell_label(c) for row in reading.cells for c in row] == scene.cells
 
 
 def test_streaks_tell_a_shake_from_a_lens_out_of_focus(reader, fixtures):
