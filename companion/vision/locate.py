@@ -189,6 +189,10 @@ FURTHER_CANDIDATES = 6  # distinct runners-up finished when the leaders do not c
 DISTINCT_SHARE = 0.1  # candidates whose corners all lie this close (share of the board's
 # side) to a finished one's are the same outline
 LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to the last stage
+# the last resort's outlines, pooled when no candidate so far could be the board: an arm along
+# the board's diagonal cuts its printed frame into two pieces, each outlined up to three times
+# (by its edges, as dark and as light), besides the arm's and the table's
+LAST_RESORT_OUTLINES = 8
 
 
 class Locator:
@@ -233,7 +237,10 @@ class Locator:
             return finished[id(candidate)]
 
         sure = self.config.accept_score + 0.25
-        for stage in ("quick", "thorough", "pooled", "spanning"):  # each costlier than the last
+        for stage in ("quick", "thorough", "pooled", "spanning", "last resort"):  # each costlier
+            if stage == "last resort" and scored and \
+                    scored[0].score >= self.config.accept_score * 0.8:
+                break  # something so far may be the board
             if stage != "quick" and not sized:
                 sized = self._sized(contours)
             quads = self._quads(stage, contours, sized, small.size)
@@ -336,15 +343,19 @@ class Locator:
         """Quadrilaterals in the small frame, by stage.
 
         The quick stage takes each outline's convex hull; the thorough stage, for boards whose
-        outline a hand or arm breaks, fits straight lines to each large outline, and the pooled
-        stage to all of them together (an arm across the board cuts it in two); the spanning
-        stage to each outline as large as the frame (a checked tablecloth whose dark squares
-        touch the board's dark frame joins them into one). Each tries every quadrilateral that
-        two pairs of lines make, or three sides completed into a square.
+        outline a hand or arm breaks, fits straight lines to each of the five largest outlines,
+        and the pooled stage to them together (an arm across the board cuts it in two); the
+        spanning stage to each outline as large as the frame (a checked tablecloth whose dark
+        squares touch the board's dark frame joins them into one); the last resort, when nothing
+        so far could be the board, to the LAST_RESORT_OUTLINES largest together (an arm along
+        the diagonal leaves two pieces of two sides each, one of them smaller than the table's
+        blotches). Each tries every quadrilateral that two pairs of lines make, or three sides
+        completed into a square.
         """
         min_side = self.config.min_board_fraction * self.config.search_width * 0.3
-        # the five largest outlines smaller than the frame; those larger go to the last stage
-        largest = [t for t in sized if t[0] <= LARGEST_SHARE * small_area][:5]
+        # the outlines smaller than the frame, largest first; those larger go to the spanning stage
+        fitting = [t for t in sized if t[0] <= LARGEST_SHARE * small_area]
+        largest = fitting[:5]
         quads: list[np.ndarray] = []
         if stage == "quick":
             for contour in contours:
@@ -360,6 +371,10 @@ class Locator:
                     quads += _line_quads(contour.reshape(-1, 2).astype(np.float64), min_side)
         elif stage == "pooled" and largest:  # an arm across the board cuts its outline in two
             pooled = np.concatenate([c.reshape(-1, 2) for _, c in largest]).astype(np.float64)
+            quads += _line_quads(pooled, min_side, lines_wanted=12)
+        elif stage == "last resort" and len(fitting) > len(largest):
+            pooled = np.concatenate([c.reshape(-1, 2) for _, c in
+                                     fitting[:LAST_RESORT_OUTLINES]]).astype(np.float64)
             quads += _line_quads(pooled, min_side, lines_wanted=12)
         elif stage == "spanning":  # a patterned table's outlines joined to the board's
             for area, contour in sized:

@@ -208,15 +208,33 @@ def test_arm_and_glare_over_much_of_the_board_but_the_title_plain(locator):
 def test_board_on_a_checked_tablecloth_with_an_arm_across_it(locator, monkeypatch):
     """A scene of a second bench set: the tablecloth's dark squares touch the board's dark
     frame, joining its outline to the cloth's into one as large as the frame, and an arm
-    crosses the board. Lines fitted to that outline still give the board; without that last
-    stage no candidate comes near it."""
+    crosses the board. Lines fitted to that outline still give the board; without that stage
+    (and the last resort, which pools more outlines and finds it too) no candidate comes near
+    it."""
     scene = render_scene(np.random.default_rng([779_000, 74]),
                          style=SceneStyle(hand_probability=0.15))
     found = locator.locate(scene.frame)
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
     quads = Locator._quads
     monkeypatch.setattr(Locator, "_quads", lambda self, stage, *rest: (
-        [] if stage == "spanning" else quads(self, stage, *rest)))
+        [] if stage in ("spanning", "last resort") else quads(self, stage, *rest)))
+    with pytest.raises(BoardNotFoundError, match="no quadrilateral"):
+        locator.locate(scene.frame)
+
+
+def test_arm_along_the_diagonal_leaves_two_halves_pooled_into_the_board(locator, monkeypatch):
+    """A bench scene (set 788000, scene 319): an arm lies along the board's diagonal, from the
+    title side to the opposite corner, over a mottled table. It cuts the board's frame into two
+    pieces with two sides each, none a board alone, and the table's blotches outline larger
+    than the upper piece; pooling the five largest outlines misses it and no candidate came
+    near the board. As a last resort the eight largest are pooled, which give it."""
+    import companion.vision.locate as locate
+
+    scene = render_scene(np.random.default_rng([788_000, 319]),
+                         style=SceneStyle(hand_probability=0.15))
+    found = locator.locate(scene.frame)
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
+    monkeypatch.setattr(locate, "LAST_RESORT_OUTLINES", 5)
     with pytest.raises(BoardNotFoundError, match="no quadrilateral"):
         locator.locate(scene.frame)
 
