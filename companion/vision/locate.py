@@ -188,7 +188,7 @@ WIDER_CANDIDATES = 6
 FURTHER_CANDIDATES = 6  # distinct runners-up finished when the leaders do not convince
 DISTINCT_SHARE = 0.1  # candidates whose corners all lie this close (share of the board's
 # side) to a finished one's are the same outline
-LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to the last stage
+LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to the spanning stage
 # the last resort's outlines, pooled when no candidate so far could be the board: an arm along
 # the board's diagonal cuts its printed frame into two pieces, each outlined up to three times
 # (by its edges, as dark and as light), besides the arm's and the table's

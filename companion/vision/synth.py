@@ -164,15 +164,16 @@ def render_board(layout: list[Label], rng: np.random.Generator,
             _composite(board, tint, centre, token_px * rng.uniform(0.97, 1.03), angle,
                        shadow=shadow)
     if st.gloss_probability > 0 and rng.random() < st.gloss_probability:
-        board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss))
+        board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss), board.shape[:2])
     return np.minimum(board, 1.0)
 
 
 def _gloss(layout: list[Label], rng: np.random.Generator, g: BoardGeometry,
-           shadow_dir: tuple[float, float], strength: float) -> np.ndarray:
-    """Highlights of the lamp on glossy tokens (board px at 4 px/mm, to add): on each token's
-    lit side, opposite its shadow, a soft patch ``strength`` bright; none on the matte board."""
-    size = load_art("board.png").shape[:2]
+           shadow_dir: tuple[float, float], strength: float, size: tuple[int, ...]
+           ) -> np.ndarray:
+    """Highlights of the lamp on glossy tokens (a board image of ``size`` at 4 px/mm, to add):
+    on each token's lit side, opposite its shadow, a soft patch ``strength`` bright, within the
+    token's cell-centred disc; none on the matte board."""
     spots = np.zeros(size, np.float32)
     discs = np.zeros(size, np.float32)
     radius = g.token / 2
