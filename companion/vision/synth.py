@@ -47,6 +47,7 @@ class SceneStyle:
     sharpen_sigma_px: tuple[float, float] = (0.7, 2.0)
     gloss_probability: float = 0.0
     gloss: tuple[float, float] = (0.15, 0.6)
+    sleeve_probability: float = 0.0  # a hand's arm in a sleeve of any colour, plain or striped
 
 
 @dataclass
@@ -278,9 +279,12 @@ def _board_pose(rng: np.random.Generator, g: BoardGeometry, size: tuple[int, int
     return pose_from_corners(corners, g.corners())
 
 
-def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """An arm reaching from a frame edge to a point: (colour image, mask 0..1)."""
+def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray,
+          sleeve_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """An arm reaching from a frame edge to a point: (colour image, mask 0..1); with
+    ``sleeve_probability``, the arm up to the wrist in cloth of any colour, plain or striped
+    (drawn after the arm and its skin, so the same seed gives the same arm bare or in a
+    sleeve)."""
     w, h = size
     mask = np.zeros((h, w), np.float32)
     edge = rng.integers(4)
@@ -302,6 +306,21 @@ def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray
                     np.float32) / 255
     shade = _blur_large(mask, width / 3)
     colour = np.ones((h, w, 3), np.float32) * skin * (0.75 + 0.35 * shade[:, :, None])
+    if sleeve_probability > 0 and rng.random() < sleeve_probability:
+        along = (tip - np.array(start)) / max(float(np.linalg.norm(tip - np.array(start))), 1.0)
+        wrist = tip - along * width * 1.2
+        cuff = np.zeros((h, w), np.float32)
+        cv2.line(cuff, (int(start[0]), int(start[1])), (int(wrist[0]), int(wrist[1])), 1.0,
+                 int(width * 1.1))
+        cuff = cv2.GaussianBlur(cuff, (7, 7), 0)[:, :, None] * mask[:, :, None]
+        cloth = np.ones((h, w, 3), np.float32) * rng.uniform(0.05, 0.95, 3).astype(np.float32)
+        if rng.random() < 0.5:  # stripes across the arm
+            xs, ys = _grids(size)
+            band = np.sin((xs * along[0] + ys * along[1]) / rng.uniform(4, 15)) > 0
+            other = rng.uniform(0.05, 0.95, 3).astype(np.float32)
+            cloth[band] = other
+        cloth *= (0.75 + 0.35 * shade[:, :, None])
+        colour = colour * (1 - cuff) + cloth * cuff
     return colour, mask
 
 
@@ -329,7 +348,7 @@ def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
     covered = np.zeros(25)
     if hand if hand is not None else rng.random() < st.hand_probability:
         target = project(pose, g.centres.reshape(-1, 2)[rng.integers(25)][None])[0]
-        colour, mask = _hand(rng, size, target)
+        colour, mask = _hand(rng, size, target, st.sleeve_probability)
         hs = _blur_large(np.roll(mask, (18, 18), (0, 1)), 10)
         frame *= (1 - 0.3 * hs)[:, :, None]
         frame = frame * (1 - mask[:, :, None]) + colour * mask[:, :, None]

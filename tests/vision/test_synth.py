@@ -12,6 +12,7 @@ from companion.vision.assets import ART_PX_PER_MM, Label, label_names
 from companion.vision.geometry import BoardGeometry
 from companion.vision.synth import (
     SceneStyle,
+    _hand,
     random_layout,
     render_board,
     render_scene,
@@ -116,3 +117,21 @@ def test_gloss_lights_the_tokens_not_the_board():
             assert brightest > 0.1, label.name
             on_token |= disc.astype(bool)
     assert lighter[~on_token].max() == 0
+
+
+def test_sleeves_only_when_asked_and_only_on_the_arm():
+    """Sleeves (off by default, so every seed's scene stays as it was): the same seed gives the
+    same arm, bare or in a sleeve; the sleeve recolours the arm up to the wrist, not the hand
+    and fingers."""
+    assert np.array_equal(render_scene(np.random.default_rng(5), hand=True).frame,
+                          render_scene(np.random.default_rng(5), hand=True,
+                                       style=SceneStyle(sleeve_probability=0.0)).frame)
+    size, target = (480, 270), np.array([300.0, 150.0])
+    skin, mask = _hand(np.random.default_rng(8), size, target)
+    cloth, same_mask = _hand(np.random.default_rng(8), size, target, sleeve_probability=1.0)
+    assert np.array_equal(mask, same_mask)
+    changed = np.abs(cloth - skin).max(axis=2) > 0.05
+    assert changed[mask > 0.99].mean() > 0.2  # much of the arm
+    assert not changed[mask == 0].any()  # nothing off the hand
+    tip = (int(target[1]), int(target[0]))  # the palm: bare
+    assert not changed[tip[0] - 5:tip[0] + 5, tip[1] - 5:tip[1] + 5].any()
