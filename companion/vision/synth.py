@@ -307,7 +307,8 @@ def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray,
     shade = _blur_large(mask, width / 3)
     colour = np.ones((h, w, 3), np.float32) * skin * (0.75 + 0.35 * shade[:, :, None])
     if sleeve_probability > 0 and rng.random() < sleeve_probability:
-        along = (tip - np.array(start)) / max(float(np.linalg.norm(tip - np.array(start))), 1.0)
+        reach = tip - np.array(start)
+        along = reach / max(float(np.linalg.norm(reach)), 1.0)
         wrist = tip - along * width * 1.2
         cuff = np.zeros((h, w), np.float32)
         cv2.line(cuff, (int(start[0]), int(start[1])), (int(wrist[0]), int(wrist[1])), 1.0,
