@@ -14,6 +14,8 @@ fresh scenes (a seed never used in training) after rendering, so the model has n
   frame, so the JPEG's blocks get halos too);
 - gloss: glossy tokens, each with the lamp's highlight (0.4-0.8 of full white; training sees
   0.15-0.6 on a quarter of its scenes);
+- fringes: a cheap lens's colour fringes (red and blue each 1.5-3 px off at the frame's left and
+  right edges, in proportion nearer the centre);
 - dim: a dim room, the exposure pushed (everything x0.35-0.5, then gained back up x2-2.8 with
   the sensor noise it brings);
 - sleeves: a hand over every board, its arm in a sleeve of any colour, plain or striped (the
@@ -36,7 +38,14 @@ from games import pin_one_core
 
 from companion.vision.assets import cell_label
 from companion.vision.reader import BoardReader
-from companion.vision.synth import Scene, SceneStyle, lamp_falloff, render_scene, unsharp
+from companion.vision.synth import (
+    Scene,
+    SceneStyle,
+    fringes,
+    lamp_falloff,
+    render_scene,
+    unsharp,
+)
 
 STRESS_SEED = 778_000  # training uses seeds 1_000_000 and up; fixtures 2026; bench 777_000
 
@@ -93,6 +102,10 @@ def _sharpened(scene: Scene, rng: np.random.Generator) -> Scene:
     return replace(scene, frame=np.clip(frame, 0, 255).astype(np.uint8))
 
 
+def _fringes(scene: Scene, rng: np.random.Generator) -> Scene:
+    return replace(scene, frame=fringes(scene.frame, rng.uniform(1.5, 3.0)))
+
+
 def _dim(scene: Scene, rng: np.random.Generator) -> Scene:
     light = rng.uniform(0.35, 0.5)
     gain = rng.uniform(2.0, 2.8)
@@ -115,6 +128,7 @@ CONDITIONS: dict[str, tuple[SceneStyle, Callable[[Scene, np.random.Generator], S
     "sharpened": (NO_HANDS, _sharpened),
     "gloss": (replace(NO_HANDS, gloss_probability=1.0, gloss=(0.4, 0.8)), None),
     "dim": (NO_HANDS, _dim),
+    "fringes": (NO_HANDS, _fringes),
     "hands": (SceneStyle(hand_probability=1.0), None),
     "sleeves": (SceneStyle(hand_probability=1.0, sleeve_probability=1.0), None),
 }

@@ -38,7 +38,8 @@ class SceneStyle:
     colour_gain: tuple[float, float] = (0.85, 1.15)  # per channel: light colour, white balance
     # off unless asked for (training asks): the camera's tone curve, shake during exposure, the
     # camera's own sharpening (unsharp masking, as most camera pipelines do, the Pi's included),
-    # and glossy tokens (each shows a highlight of the lamp, in the same direction on all)
+    # glossy tokens (each shows a highlight of the lamp, in the same direction on all), and a
+    # cheap lens's colour fringes (red and blue apart by up to twice fringe_px at the frame edge)
     gamma: tuple[float, float] = (1.0, 1.0)
     motion_probability: float = 0.0
     motion_px: tuple[float, float] = (3.0, 10.0)
@@ -48,6 +49,8 @@ class SceneStyle:
     gloss_probability: float = 0.0
     gloss: tuple[float, float] = (0.15, 0.6)
     sleeve_probability: float = 0.0  # a hand's arm in a sleeve of any colour, plain or striped
+    fringe_probability: float = 0.0
+    fringe_px: tuple[float, float] = (0.5, 2.5)
 
 
 @dataclass
@@ -417,6 +420,8 @@ def _streak(length: float, angle_deg: float) -> np.ndarray:
 
 
 def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.ndarray:
+    if st.fringe_probability > 0 and rng.random() < st.fringe_probability:
+        frame = fringes(frame, rng.uniform(*st.fringe_px))
     sigma = rng.uniform(*st.blur_sigma)
     if sigma > 0.3:
         frame = cv2.GaussianBlur(frame, (0, 0), sigma)
@@ -443,6 +448,21 @@ def unsharp(image: np.ndarray, amount: float, sigma_px: float) -> np.ndarray:
     not clipped)."""
     f = image.astype(np.float32)
     return cv2.addWeighted(f, 1 + amount, cv2.GaussianBlur(f, (0, 0), sigma_px), -amount, 0)
+
+
+def fringes(image: np.ndarray, px: float) -> np.ndarray:
+    """A lens's lateral chromatic aberration: red magnified and blue shrunk about the frame
+    centre, each moved ``px`` at the frame's left and right edges (in proportion nearer in)."""
+    h, w = image.shape[:2]
+    k = px / (w / 2)
+    out = image.copy()
+    for channel, sign in ((0, -1), (2, 1)):  # BGR: blue in, red out
+        s = 1 + sign * k
+        scale = np.float32([[s, 0, (1 - s) * w / 2], [0, s, (1 - s) * h / 2]])
+        out[:, :, channel] = cv2.warpAffine(image[:, :, channel], scale, (w, h),
+                                            flags=cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_REFLECT)
+    return out
 
 
 def lamp_falloff(scene: Scene, rng: np.random.Generator) -> Scene:

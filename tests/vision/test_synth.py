@@ -13,6 +13,7 @@ from companion.vision.geometry import BoardGeometry
 from companion.vision.synth import (
     SceneStyle,
     _hand,
+    fringes,
     random_layout,
     render_board,
     render_scene,
@@ -135,3 +136,35 @@ def test_sleeves_only_when_asked_and_only_on_the_arm():
     assert not changed[mask == 0].any()  # nothing off the hand
     tip = (int(target[1]), int(target[0]))  # the palm: bare
     assert not changed[tip[0] - 5:tip[0] + 5, tip[1] - 5:tip[1] + 5].any()
+
+
+def test_colour_fringes_move_red_out_and_blue_in_by_their_pixels_at_the_edge():
+    """A cheap lens's fringes (training's, off by default): red spreads outward and blue inward
+    from the frame centre, by the asked pixels at the left and right edges, half that halfway
+    out; green stays; the scene's truth and corners are those of the sharp lens."""
+    w, h = 400, 200
+    lines = np.zeros((h, w, 3), np.uint8)
+    lines[:, [300, 350]] = 255  # a quarter and three eighths of the width right of the centre
+    fringed = fringes(lines, 4.0)  # 4 px at the edge (200 px out): 2 px at 300, 3 px at 350
+    row = fringed[h // 2].astype(float)
+
+    def peak(channel: int, near: int) -> float:
+        profile = row[near - 6:near + 7, channel]
+        return near - 6 + float((profile * np.arange(13)).sum() / profile.sum())
+
+    assert np.array_equal(fringed[:, :, 1], lines[:, :, 1])
+    assert abs(peak(2, 300) - 302) < 0.1 and abs(peak(0, 300) - 298) < 0.1
+    assert abs(peak(2, 350) - 353) < 0.1 and abs(peak(0, 350) - 347) < 0.1
+    plain = render_scene(np.random.default_rng(9), hand=False)
+    assert np.array_equal(plain.frame, render_scene(np.random.default_rng(9), hand=False,
+                                                    style=SceneStyle(fringe_probability=0)).frame)
+    clean = SceneStyle(noise_sigma=(0.0, 0.0), blur_sigma=(0.0, 0.0), jpeg_quality=(95, 95))
+    sharp = render_scene(np.random.default_rng(9), hand=False, style=clean)
+    fringy = render_scene(np.random.default_rng(9), hand=False,
+                          style=replace(clean, fringe_probability=1.0, fringe_px=(2.5, 2.5)))
+    assert fringy.cells == sharp.cells and np.allclose(fringy.corners, sharp.corners)
+    expected = fringes(sharp.frame, 2.5).astype(float)
+    edges = np.abs(sharp.frame - expected) > 20  # where the fringes show
+    assert edges.sum() > 10_000
+    off = np.abs(fringy.frame - expected)[edges].mean()
+    assert off < 0.5 * np.abs(sharp.frame - expected)[edges].mean()
