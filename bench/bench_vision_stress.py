@@ -15,11 +15,13 @@ fresh scenes (a seed never used in training) after rendering, so the model has n
 - gloss: glossy tokens, each with the lamp's highlight (0.4-0.8 of full white; training sees
   0.15-0.6 on a quarter of its scenes);
 - fringes: a cheap lens's colour fringes (red and blue each 1.5-3 px off at the frame's left and
-  right edges, in proportion nearer the centre);
+  right edges, in proportion nearer the centre; training sees 0.5-2.5 px on 30 % of its
+  scenes);
 - dim: a dim room, the exposure pushed (everything x0.35-0.5, then gained back up x2-2.8 with
   the sensor noise it brings);
 - sleeves: a hand over every board, its arm in a sleeve of any colour, plain or striped (the
-  renderer's hands are bare skin); and "hands", bare hands over every board, to compare;
+  renderer's hands are bare skin unless asked; training puts sleeves on 30 % of its hands); and
+  "hands", bare hands over every board, to compare;
 and "none", the renderer as trained, for comparison. The other conditions have no hands. Prints,
 per condition, the cell error, the confident-wrong cells and the boards not found, counted as in
 bench_vision.py (a cell under a hand may be left unknown).

@@ -39,10 +39,13 @@ MEAN, STD = 0.5, 0.25
 UNKNOWN_ABOVE = 0.3  # a cell more covered than this is "unknown"
 CLEAR_BELOW = 0.08  # a cell less covered than this keeps its label
 
-# The default recipe's scenes: the renderer's, and on some of them two things real cameras and
-# tokens do that the network otherwise never sees and is then sure of the wrong digit (a cat's 6
-# read as a 5, 100 % sure): the camera's own sharpening and glossy tokens' highlights.
-TRAIN_STYLE = SceneStyle(sharpen_probability=0.4, gloss_probability=0.25)
+# The default recipe's scenes: the renderer's, and on some of them things real cameras, lenses,
+# tokens and players do that the network otherwise never sees and is then sure of the wrong
+# answer: the camera's own sharpening and glossy tokens' highlights (a cat's 6 read as a 5, 100 %
+# sure), arms in sleeves (an empty cell under a blue sleeve read as a blue shopper: the
+# "unknown" cells had all been bare skin), and a cheap lens's colour fringes.
+TRAIN_STYLE = SceneStyle(sharpen_probability=0.4, gloss_probability=0.25, sleeve_probability=0.3,
+                         fringe_probability=0.3)
 
 # The tone option (``--tone``): each crop is mapped by the board's own colours (light, white
 # balance, tone curve: companion/vision/tone.py), as the reader then does, and the scenes are
