@@ -193,6 +193,10 @@ LARGEST_SHARE = 0.6  # outlines larger than this share of the frame are left to 
 # the board's diagonal cuts its printed frame into two pieces, each outlined up to three times
 # (by its edges, as dark and as light), besides the arm's and the table's
 LAST_RESORT_OUTLINES = 8
+# then, still with nothing, outlines in colour (Lab's red-green and blue-yellow axes, each
+# stretched to the full range): a checked tablecloth whose squares have the board's greys splits
+# its outline among the table's, though the board's tan stands out from the cloth's colours
+COLOUR_CHANNELS = (1, 2)
 
 
 class Locator:
@@ -237,13 +241,15 @@ class Locator:
             return finished[id(candidate)]
 
         sure = self.config.accept_score + 0.25
-        for stage in ("quick", "thorough", "pooled", "spanning", "last resort"):  # each costlier
-            if stage == "last resort" and scored and \
+        for stage in ("quick", "thorough", "pooled", "spanning", "last resort", "colour"):
+            # each stage costlier than the one before
+            if stage in ("last resort", "colour") and scored and \
                     scored[0].score >= self.config.accept_score * 0.8:
                 break  # something so far may be the board
             if stage != "quick" and not sized:
                 sized = self._sized(contours)
-            quads = self._quads(stage, contours, sized, small.size)
+            quads = (self._colour_quads(frame) if stage == "colour" else
+                     self._quads(stage, contours, sized, small.size))
             for pose in self._candidates(quads, scale):
                 scored.append(BoardPose(pose, self.template.score(gray, pose)))
             scored.sort(key=lambda b: -b.score)
@@ -310,12 +316,26 @@ class Locator:
                 return None  # the title is clearly in another corner: the board was turned
         return replace(previous, pose=pose, score=score, edge_blur_mm=blur)
 
-    def _small(self, gray: np.ndarray) -> tuple[np.ndarray, float]:
-        h, w = gray.shape
+    def _small(self, image: np.ndarray) -> tuple[np.ndarray, float]:
+        """The image (grey, or colour) at the search's width, smoothed; and the scale."""
+        h, w = image.shape[:2]
         scale = self.config.search_width / w
-        small = cv2.resize(gray, (self.config.search_width, int(round(h * scale))),
+        small = cv2.resize(image, (self.config.search_width, int(round(h * scale))),
                            interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (5, 5), 0), scale
+
+    def _colour_quads(self, frame: np.ndarray) -> list[np.ndarray]:
+        """The quick and thorough stages' quadrilaterals on outlines in colour (COLOUR_CHANNELS
+        of Lab, each stretched to the full range), in the small frame's pixels."""
+        lab = cv2.cvtColor(self._small(frame)[0], cv2.COLOR_BGR2LAB)
+        quads: list[np.ndarray] = []
+        for channel in COLOUR_CHANNELS:
+            stretched = cv2.normalize(lab[:, :, channel], None, 0, 255, cv2.NORM_MINMAX)
+            contours = self._contours(stretched)
+            sized = self._sized(contours)
+            for stage in ("quick", "thorough"):
+                quads += self._quads(stage, contours, sized, stretched.size)
+        return quads
 
     def _contours(self, small: np.ndarray) -> list[np.ndarray]:
         """Large outlines from an edge map and from dark and light regions."""

@@ -227,7 +227,8 @@ def test_arm_along_the_diagonal_leaves_two_halves_pooled_into_the_board(locator,
     title side to the opposite corner, over a mottled table. It cuts the board's frame into two
     pieces with two sides each, none a board alone, and the table's blotches outline larger
     than the upper piece; pooling the five largest outlines misses it and no candidate came
-    near the board. As a last resort the eight largest are pooled, which give it."""
+    near the board. As a last resort the eight largest are pooled, which give it (and so do
+    the outlines in colour, the stage after, turned off here with it)."""
     import companion.vision.locate as locate
 
     scene = render_scene(np.random.default_rng([788_000, 319]),
@@ -235,6 +236,27 @@ def test_arm_along_the_diagonal_leaves_two_halves_pooled_into_the_board(locator,
     found = locator.locate(scene.frame)
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
     monkeypatch.setattr(locate, "LAST_RESORT_OUTLINES", 5)
+    monkeypatch.setattr(locate, "COLOUR_CHANNELS", ())
+    with pytest.raises(BoardNotFoundError, match="no quadrilateral"):
+        locator.locate(scene.frame)
+
+
+def test_checked_tablecloth_in_the_boards_greys_is_told_apart_by_colour(locator, monkeypatch):
+    """A bench scene with no hand (set 789000, scene 196): a blue and green checked tablecloth
+    under a large shadow, whose light and dark squares have the grey of the board's inside and
+    of its frame. In grey the board's four sides fall into three outlines, one joined to the
+    cloth's and larger than the pooled stages take, and the checks' straight edges outnumber
+    the board's in every pooled line fit. In colour the tan board stands out from the cloth:
+    the outlines in colour give it, and without them it is lost."""
+    import companion.vision.locate as locate
+
+    scene = render_scene(np.random.default_rng([789_000, 196]),
+                         style=SceneStyle(hand_probability=0.15))
+    assert scene.covered.max() == 0
+    found = locator.locate(scene.frame)
+    assert found.oriented_by == "title"
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
+    monkeypatch.setattr(locate, "COLOUR_CHANNELS", ())
     with pytest.raises(BoardNotFoundError, match="no quadrilateral"):
         locator.locate(scene.frame)
 
