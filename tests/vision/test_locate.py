@@ -261,6 +261,22 @@ def test_checked_tablecloth_in_the_boards_greys_is_told_apart_by_colour(locator,
         locator.locate(scene.frame)
 
 
+def test_a_plainly_seen_title_is_taken_over_a_better_matching_pattern(locator, monkeypatch):
+    """A bench scene (set 791000, scene 178): an arm over the title side's middle cells, a
+    glare and dim light leave the board's true pose agreeing with the art 0.48, its title
+    plainly seen (0.92); a pattern elsewhere in the frame agrees 0.52 and shows no title, and
+    was the best match, refused. Now the candidate that shows its title is taken, and without
+    that the board is lost."""
+    scene = render_scene(np.random.default_rng([791_000, 178]),
+                         style=SceneStyle(hand_probability=0.15))
+    found = locator.locate(scene.frame)
+    assert found.oriented_by == "title" and found.title > 0.7 and found.score < 0.5
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
+    monkeypatch.setattr(Locator, "_plainly_titled", lambda self, finished: None)
+    with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
+        locator.locate(scene.frame)
+
+
 def test_title_partly_under_fingers_still_orients_the_board(locator):
     """A scene of another bench set (783000): fingers over part of the title leave it 0.25
     seen, and a finger and the arm's shadow keep another corner from looking plain. The title
