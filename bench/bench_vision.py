@@ -32,8 +32,18 @@ from companion.vision.assets import cell_label
 from companion.vision.classify import default_model_dir, open_session
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
+from companion.vision.train import CLEAR_BELOW
 
 BENCH_SEED = 777_000  # training uses seeds 1_000_000 and up; fixtures 2026
+
+
+def verdict(name: str, truth: str, covered: float) -> str | None:
+    """How a cell's reading counts: "abstained" (left unknown, though a hand covers less than
+    CLEAR_BELOW of it, which training asks the network to read), "wrong" (read as something
+    else), or None (right, or unknown under a hand)."""
+    if name == "unknown":
+        return "abstained" if covered < CLEAR_BELOW else None
+    return "wrong" if name != truth else None
 
 
 def evaluate(reader: BoardReader, scenes: int, hand_probability: float,
@@ -75,15 +85,11 @@ def evaluate(reader: BoardReader, scenes: int, hand_probability: float,
         flat = [c for row in reading.cells for c in row]
         for got, truth, covered in zip(flat, scene.cells, scene.covered, strict=True):
             cells += 1
-            name = cell_label(got)
-            if name == "unknown":
-                if covered < 0.08:
-                    abstained_clear += 1
-                    wrong += 1
-                    ok = False
-            elif name != truth:
+            counts = verdict(cell_label(got), truth, covered)
+            if counts is not None:
                 wrong += 1
-                confident_wrong += 1
+                abstained_clear += counts == "abstained"
+                confident_wrong += counts == "wrong"
                 ok = False
         boards_ok += ok
         if (i + 1) % max(1, scenes // 10) == 0:

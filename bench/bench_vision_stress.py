@@ -36,6 +36,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+from bench_vision import verdict
 from games import pin_one_core
 
 from companion.vision.assets import cell_label
@@ -152,10 +153,9 @@ def evaluate(reader: BoardReader, condition: str, scenes: int) -> dict[str, floa
             continue
         flat = [c for row in reading.cells for c in row]
         for got, truth, covered in zip(flat, scene.cells, scene.covered, strict=True):
-            name = cell_label(got)
-            if name != truth and not (name == "unknown" and covered >= 0.08):
-                wrong += 1
-                confident_wrong += name != "unknown"
+            counts = verdict(cell_label(got), truth, covered)
+            wrong += counts is not None
+            confident_wrong += counts == "wrong"
     return {"cell_error": wrong / cells, "confident_wrong": confident_wrong / cells,
             "not_found": not_found}
 

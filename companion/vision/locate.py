@@ -16,7 +16,7 @@ board has moved.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import cv2
@@ -270,29 +270,30 @@ class Locator:
             if further is not None and further.score > refined.score:
                 refined = further
         # were the best match refused, a candidate that shows its title plainly is taken instead
-        titled = self._plainly_titled(list(finished.values()))
         if not self._shows_title(refined):
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
-            if deduced is not None:
-                refined = replace(refined, pose=deduced, oriented_by="elimination")
-            elif titled is not None:
-                refined = titled
-            else:
-                raise BoardNotFoundError(
-                    "the title corner is hidden (a hand?) and another corner is not seen plain, "
-                    "so row 1 cannot be told from the others")
+            if deduced is None:
+                titled = self._plainly_titled(finished.values())
+                if titled is None:
+                    raise BoardNotFoundError(
+                        "the title corner is hidden (a hand?) and another corner is not seen "
+                        "plain, so row 1 cannot be told from the others")
+                return titled
+            refined = replace(refined, pose=deduced, oriented_by="elimination")
         if not self._accepted(refined):
+            titled = self._plainly_titled(finished.values())
             if titled is None:
                 raise BoardNotFoundError(
                     f"the best match ({refined.score:.2f}) is too weak to be the board")
-            refined = titled
+            return titled
         return refined
 
-    def _plainly_titled(self, finished: list[BoardPose]) -> BoardPose | None:
+    def _plainly_titled(self, finished: Iterable[BoardPose]) -> BoardPose | None:
         """Of the candidates refined and oriented, the best that shows its title and is
-        accepted. An arm and a glare over the board can leave its true pose agreeing less with
-        the art than a pattern elsewhere in the frame, which shows no title (bench set 791000,
-        scene 178: 0.48 with the title 0.92 seen, against 0.52 with none)."""
+        accepted: taken when the best match is refused. An arm and a glare over the board can
+        leave its true pose agreeing less with the art than a pattern elsewhere in the frame,
+        which shows no title (bench set 791000, scene 178: 0.48 with the title 0.92 seen,
+        against 0.52 with none)."""
         shown = [b for b in finished if self._shows_title(b) and self._accepted(b)]
         return max(shown, key=lambda b: b.score) if shown else None
 
