@@ -37,12 +37,12 @@ from companion.vision.train import CLEAR_BELOW
 BENCH_SEED = 777_000  # training uses seeds 1_000_000 and up; fixtures 2026
 
 
-def verdict(name: str, truth: str, covered: float) -> str | None:
-    """How a cell's reading counts: "abstained" (left unknown, though a hand covers less than
-    CLEAR_BELOW of it, which training asks the network to read), "wrong" (read as something
-    else), or None (right, or unknown under a hand)."""
+def verdict(name: str, truth: str, hidden: float) -> str | None:
+    """How a cell's reading counts: "abstained" (left unknown, though a hand hides less than
+    CLEAR_BELOW of its token, or of a cat's number badge, which training asks the network to
+    read), "wrong" (read as something else), or None (right, or unknown under a hand)."""
     if name == "unknown":
-        return "abstained" if covered < CLEAR_BELOW else None
+        return "abstained" if hidden < CLEAR_BELOW else None
     return "wrong" if name != truth else None
 
 
@@ -83,9 +83,9 @@ def evaluate(reader: BoardReader, scenes: int, hand_probability: float,
         corner_errors += list(np.linalg.norm(reading.corners - scene.corners, axis=1))
         ok = True
         flat = [c for row in reading.cells for c in row]
-        for got, truth, covered in zip(flat, scene.cells, scene.covered, strict=True):
+        for got, truth, hidden in zip(flat, scene.cells, scene.hidden, strict=True):
             cells += 1
-            counts = verdict(cell_label(got), truth, covered)
+            counts = verdict(cell_label(got), truth, hidden)
             if counts is not None:
                 wrong += 1
                 abstained_clear += counts == "abstained"

@@ -152,8 +152,8 @@ def evaluate(reader: BoardReader, condition: str, scenes: int) -> dict[str, floa
             wrong += 25
             continue
         flat = [c for row in reading.cells for c in row]
-        for got, truth, covered in zip(flat, scene.cells, scene.covered, strict=True):
-            counts = verdict(cell_label(got), truth, covered)
+        for got, truth, hidden in zip(flat, scene.cells, scene.hidden, strict=True):
+            counts = verdict(cell_label(got), truth, hidden)
             wrong += counts is not None
             confident_wrong += counts == "wrong"
     return {"cell_error": wrong / cells, "confident_wrong": confident_wrong / cells,

@@ -26,7 +26,8 @@ def write_fixtures(out: Path, count: int, seed: int, *, hand_every: int = 5,
                     [cv2.IMWRITE_JPEG_QUALITY, quality])
         truth = {"seed": [seed, i], "cells": scene.cells,
                  "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in scene.corners],
-                 "covered": [round(float(v), 3) for v in scene.covered], "hand": hand}
+                 "covered": [round(float(v), 3) for v in scene.covered],
+                 "hidden": [round(float(v), 3) for v in scene.hidden], "hand": hand}
         stem.with_suffix(".json").write_text(json.dumps(truth, indent=1) + "\n",
                                              encoding="utf-8")
         written.append(stem.with_suffix(".jpg"))

@@ -60,6 +60,15 @@ class Scene:
     corners: np.ndarray  # (4, 2) image px, clockwise from the title corner
     cells: list[str]  # 25 label names, row-major from the title side
     covered: np.ndarray = field(default_factory=lambda: np.zeros(25))  # hand cover per cell
+    # hand cover of each cat's number badge (0 where the cell holds no cat)
+    badge_covered: np.ndarray = field(default_factory=lambda: np.zeros(25))
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """How much of what tells each cell apart the hand covers: its token's disc or, for a
+        cat, its number badge if that is more (a face-up cat without its badge shows the same
+        picture as its back)."""
+        return np.maximum(self.covered, self.badge_covered)
 
 
 def random_layout(rng: np.random.Generator, components: Components | None = None) -> list[Label]:
@@ -134,10 +143,27 @@ def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, floa
     sub[:] = sub * (1 - alpha) + p[:, :, :3] * alpha
 
 
+@lru_cache(maxsize=16)
+def cat_badge(player: str) -> tuple[float, float, float]:
+    """Where a cat's number badge lies on its art: (x, y, radius) in token diameters from the
+    token's centre, x right and y down. It is the smallest circle round every pixel where any
+    face-up cat of this colour differs from its back, the only part that tells them apart."""
+    back = load_art(Label("cat-back", player=player).art() or "")
+    differs = np.zeros(back.shape[:2], bool)
+    for value in food_alley().cat_values:
+        face = load_art(Label("cat", player=player, value=value).art() or "")
+        differs |= np.abs(face[:, :, :3] - back[:, :, :3]).sum(axis=2) > 0.15
+    ys, xs = np.nonzero(differs)
+    (x, y), r = cv2.minEnclosingCircle(np.c_[xs, ys].astype(np.float32))
+    h = back.shape[0]
+    return (x - h / 2) / h, (y - h / 2) / h, r / h
+
+
 def render_board(layout: list[Label], rng: np.random.Generator,
                  geometry: BoardGeometry | None = None, style: SceneStyle | None = None,
-                 ) -> np.ndarray:
-    """The board seen from straight above at 4 px/mm (BGR float 0..1) with its tokens."""
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The board seen from straight above at 4 px/mm (BGR float 0..1) with its tokens, and
+    where each cell's cat has its number badge: (x, y, radius) in board mm, NaN for no cat."""
     g = geometry or BoardGeometry.from_components()
     st = style or SceneStyle()
     board = load_art("board.png")[:, :, :3].copy()
@@ -146,7 +172,8 @@ def render_board(layout: list[Label], rng: np.random.Generator,
     token_px = g.token * ART_PX_PER_MM
     light = rng.uniform(0, 2 * math.pi)
     shadow_dir = (math.cos(light), math.sin(light))
-    for lab, (cx, cy) in zip(layout, g.centres.reshape(-1, 2), strict=True):
+    badges = np.full((len(layout), 3), np.nan)
+    for i, (lab, (cx, cy)) in enumerate(zip(layout, g.centres.reshape(-1, 2), strict=True)):
         if lab.kind == "empty":
             continue
         off = np.clip(rng.normal(0, st.offset_mm / 2, 2), -st.offset_mm, st.offset_mm)
@@ -165,11 +192,18 @@ def render_board(layout: list[Label], rng: np.random.Generator,
             art = load_art(lab.art() or "")
             tint = art.copy()
             tint[:, :, :3] *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
-            _composite(board, tint, centre, token_px * rng.uniform(0.97, 1.03), angle,
-                       shadow=shadow)
+            size_px = token_px * rng.uniform(0.97, 1.03)
+            _composite(board, tint, centre, size_px, angle, shadow=shadow)
+            if lab.kind in ("cat", "cat-back"):
+                x, y, r = cat_badge(lab.player or "")
+                # the art's offset turned as _composite turns it (cv2's angle, y down)
+                turn = cv2.getRotationMatrix2D((0, 0), angle, size_px)[:, :2]
+                dx, dy = turn @ (x, y)
+                badges[i] = ((centre[0] + dx) / ART_PX_PER_MM, (centre[1] + dy) / ART_PX_PER_MM,
+                             r * size_px / ART_PX_PER_MM)
     if st.gloss_probability > 0 and rng.random() < st.gloss_probability:
         board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss), board.shape[:2])
-    return np.minimum(board, 1.0)
+    return np.minimum(board, 1.0), badges
 
 
 def _gloss(layout: list[Label], rng: np.random.Generator, g: BoardGeometry,
@@ -336,7 +370,7 @@ def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
     g = BoardGeometry.from_components(c)
     st = style or SceneStyle()
     layout = layout or random_layout(rng, c)
-    board = render_board(layout, rng, g, st)
+    board, badges = render_board(layout, rng, g, st)
     pose = _board_pose(rng, g, size, st)
     w, h = size
     frame = _table(rng, size)
@@ -349,27 +383,32 @@ def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
                              (0, 1)), 8)
     frame *= (1 - 0.35 * sh)[:, :, None]
     frame = frame * (1 - inside[:, :, None]) + warped * inside[:, :, None]
-    covered = np.zeros(25)
+    covered = badge_covered = np.zeros(25)
     if hand if hand is not None else rng.random() < st.hand_probability:
         target = project(pose, g.centres.reshape(-1, 2)[rng.integers(25)][None])[0]
         colour, mask = _hand(rng, size, target, st.sleeve_probability)
         hs = _blur_large(np.roll(mask, (18, 18), (0, 1)), 10)
         frame *= (1 - 0.3 * hs)[:, :, None]
         frame = frame * (1 - mask[:, :, None]) + colour * mask[:, :, None]
-        covered = _coverage(mask, pose, g)
+        tokens = np.c_[g.centres.reshape(-1, 2), np.full(25, g.token / 2)]
+        covered = _coverage(mask, pose, tokens)
+        badge_covered = _coverage(mask, pose, badges)
     frame = _light(frame, rng, st)
     frame = _camera(frame, rng, st)
     corners = project(pose, g.corners())
-    return Scene(frame, pose, corners, [lab.name for lab in layout], covered)
+    return Scene(frame, pose, corners, [lab.name for lab in layout], covered, badge_covered)
 
 
-def _coverage(mask: np.ndarray, pose: np.ndarray, g: BoardGeometry) -> np.ndarray:
-    """How much of each cell's token disc the hand covers (0..1)."""
-    out = np.zeros(25)
+def _coverage(mask: np.ndarray, pose: np.ndarray, discs: np.ndarray) -> np.ndarray:
+    """How much of each disc, (x, y, radius) on the board in mm, the hand covers (0..1; 0 for a
+    NaN disc)."""
+    out = np.zeros(len(discs))
     angles = np.linspace(0, 2 * math.pi, 24, endpoint=False)
-    ring = np.c_[np.cos(angles), np.sin(angles)] * g.token / 2
-    for i, centre in enumerate(g.centres.reshape(-1, 2)):
-        poly = project(pose, ring + centre).astype(np.int32)
+    ring = np.c_[np.cos(angles), np.sin(angles)]
+    for i, (cx, cy, r) in enumerate(discs):
+        if np.isnan(r):
+            continue
+        poly = project(pose, ring * r + (cx, cy)).astype(np.int32)
         x, y, bw, bh = cv2.boundingRect(poly)
         disc = np.zeros((bh, bw), np.uint8)
         cv2.fillPoly(disc, [poly - [x, y]], 1)

@@ -36,8 +36,10 @@ QUANTISATION = (f"int8 static: per-channel int8 weights, uint8 activations (QDQ)
                 f"convolution, its activation and pooling kept float")
 CROP_MM = 40.0
 MEAN, STD = 0.5, 0.25
-UNKNOWN_ABOVE = 0.3  # a cell more covered than this is "unknown"
-CLEAR_BELOW = 0.08  # a cell less covered than this keeps its label
+# a cell whose token (or, for a cat, number badge) is more covered than this is "unknown"; less
+# than CLEAR_BELOW keeps its label; in between it is left out of training
+UNKNOWN_ABOVE = 0.3
+CLEAR_BELOW = 0.08
 
 # The default recipe's scenes: the renderer's, and on some of them things real cameras, lenses,
 # tokens and players do that the network otherwise never sees and is then sure of the wrong
@@ -115,8 +117,10 @@ def _scene_crops(args: tuple[int, float, bool, bool]) -> tuple[np.ndarray, np.nd
     names = label_names()
     index = {n: i for i, n in enumerate(names)}
     labels = np.array([index[n] for n in scene.cells])
-    labels = np.where(scene.covered > UNKNOWN_ABOVE, index["unknown"], labels)
-    keep = (scene.covered <= CLEAR_BELOW) | (scene.covered > UNKNOWN_ABOVE)
+    # a cat whose number badge is hidden shows the same picture face up and face down
+    hidden = scene.hidden
+    labels = np.where(hidden > UNKNOWN_ABOVE, index["unknown"], labels)
+    keep = (hidden <= CLEAR_BELOW) | (hidden > UNKNOWN_ABOVE)
     return crops[keep], labels[keep]
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
+from companion.rules.components import food_alley
 from companion.vision.assets import ART_PX_PER_MM, Label, label_names
 from companion.vision.geometry import BoardGeometry
 from companion.vision.synth import (
@@ -101,8 +102,8 @@ def test_gloss_lights_the_tokens_not_the_board():
     and the empty cells stay as they were."""
     g = BoardGeometry.from_components()
     layout = random_layout(np.random.default_rng(3))
-    matte = render_board(layout, np.random.default_rng(11), g, SceneStyle())
-    glossy = render_board(layout, np.random.default_rng(11), g,
+    matte, _ = render_board(layout, np.random.default_rng(11), g, SceneStyle())
+    glossy, _ = render_board(layout, np.random.default_rng(11), g,
                           SceneStyle(gloss_probability=1.0, gloss=(0.5, 0.5)))
     lighter = (glossy - matte).max(axis=2)
     assert lighter.min() >= 0
@@ -168,3 +169,36 @@ def test_colour_fringes_move_red_out_and_blue_in_by_their_pixels_at_the_edge():
     assert edges.sum() > 10_000
     off = np.abs(fringy.frame - expected)[edges].mean()
     assert off < 0.5 * np.abs(sharp.frame - expected)[edges].mean()
+
+
+def test_a_cats_badge_is_recorded_where_its_face_differs_from_its_back():
+    """Training leaves a cat unknown when the hand hides its number badge, so the renderer must
+    know where each badge landed: the same board with every cat face up and then face down
+    differs only inside the recorded badges, and inside each of them."""
+    g = BoardGeometry.from_components()
+    c = food_alley()
+    up = [Label("cat", player=p, value=v) for p in c.player_colours for v in c.cat_values]
+    n = len(up)  # every face-up cat, and an empty cell to fill the board
+    up += [Label("empty")] * (25 - n)
+    down = [Label("cat-back", player=lab.player) if lab.kind == "cat" else lab for lab in up]
+    face_up, badges = render_board(up, np.random.default_rng(4), g, SceneStyle())
+    face_down, same = render_board(down, np.random.default_rng(4), g, SceneStyle())
+    assert np.array_equal(badges, same, equal_nan=True) and np.isnan(badges[n:]).all()
+    ys, xs = np.nonzero(np.abs(face_up - face_down).max(axis=2) > 0.1)
+    at = np.c_[xs, ys] / ART_PX_PER_MM
+    gaps = np.linalg.norm(at[:, None] - badges[None, :n, :2], axis=2) / badges[None, :n, 2]
+    assert (gaps.min(axis=1) <= 1.1).all()  # every difference lies in a badge
+    assert ((gaps <= 0.7).sum(axis=0) > 20).all()  # every badge holds a difference
+
+
+def test_a_hand_over_a_cats_badge_hides_the_cat():
+    """The truth says how much of each cat's badge the hand covers, and counts it as hiding the
+    cell (``hidden``); cells without a cat have no badge."""
+    seen = 0
+    for seed in range(40):
+        scene = render_scene(np.random.default_rng(seed), hand=True)
+        cats = np.array([name.startswith("cat") for name in scene.cells])
+        assert (scene.badge_covered[~cats] == 0).all()
+        assert np.array_equal(scene.hidden, np.maximum(scene.covered, scene.badge_covered))
+        seen += int((scene.badge_covered > scene.covered + 0.3).sum())
+    assert seen > 0  # a badge under the hand's edge while most of its disc is clear
