@@ -43,11 +43,11 @@ def test_cells_are_read_right_and_nothing_confidently_wrong(readings):
     clear = right = confident_wrong = 0
     for truth, reading in readings:
         cells = [c for row in reading.cells for c in row]
-        for got, want, covered in zip(cells, truth["cells"], truth["covered"], strict=True):
+        for got, want, hidden in zip(cells, truth["cells"], truth["hidden"], strict=True):
             name = cell_label(got)
             if name not in ("unknown", want):
                 confident_wrong += 1
-            if covered < 0.08:
+            if hidden < 0.08:
                 clear += 1
                 right += name == want
     # the issue's goals (0.1 % cell error) are measured by bench/bench_vision.py on 500 scenes;
@@ -60,8 +60,8 @@ def test_abstains_under_a_hand(readings):
     covered_cells = 0
     for truth, reading in readings:
         cells = [c for row in reading.cells for c in row]
-        for got, covered in zip(cells, truth["covered"], strict=True):
-            if covered > 0.5:
+        for got, hidden in zip(cells, truth["hidden"], strict=True):
+            if hidden > 0.5:
                 covered_cells += 1
                 assert got["kind"] == "unknown"
     assert covered_cells > 0
@@ -223,10 +223,10 @@ def test_out_of_focus_frame_is_sharpened_and_read_with_care(reader, fixtures):
         assert reading.reason is None
         assert reading.pose.edge_blur_mm > reader.config.max_edge_blur_mm
         cells = [c for row in reading.cells for c in row]
-        for got, want, covered in zip(cells, truth["cells"], truth["covered"], strict=True):
+        for got, want, hidden in zip(cells, truth["cells"], truth["hidden"], strict=True):
             name = cell_label(got)
             confident_wrong += name not in ("unknown", want)
-            if covered < 0.08:
+            if hidden < 0.08:
                 clear += 1
                 right += name == want
             assert name == "unknown" or got["confidence"] >= reader.config.blurred_abstain_below
@@ -313,8 +313,29 @@ def test_a_cell_under_a_sleeve_is_left_unknown_not_read_as_the_sleeves_colour(
     assert reading.reason is None
     got = [cell_label(c) for row in reading.cells for c in row]
     assert got[cell] == "unknown"
-    for name, right, covered in zip(got, scene.cells, scene.covered, strict=True):
-        assert name == right or (name == "unknown" and covered >= 0.08)
+    for name, right, hidden in zip(got, scene.cells, scene.hidden, strict=True):
+        assert name == right or (name == "unknown" and hidden >= 0.08)
+
+
+@pytest.mark.parametrize(("scene_no", "cell", "truth"), [(37, 24, "cat:blue:1"),
+                                                         (86, 22, "cat:blue:5"),
+                                                         (88, 1, "cat:orange:3")])
+def test_a_cat_whose_number_badge_is_under_a_sleeve_is_left_unknown(reader, scene_no, cell,
+                                                                    truth):
+    """A face-up cat whose number badge is under the edge of a sleeve shows the same picture as
+    the cat face down: stress-bench scenes (seed 778000, sleeves) where a network trained to
+    read a cat by how much of its disc is covered read it face down, 90-98 % sure. Trained to
+    leave a cat unknown once its badge is hidden, the cell is unknown or, where what shows of
+    the number is enough (the third: a cuff over 63 % of the badge), read right; and every cell
+    is right or, under the arm, unknown."""
+    rng = np.random.default_rng([778_000, scene_no])
+    scene = render_scene(rng, style=SceneStyle(hand_probability=1.0, sleeve_probability=1.0))
+    assert scene.cells[cell] == truth and scene.badge_covered[cell] > 0.3
+    reader.forget()
+    got = [cell_label(c) for row in reader.read(scene.frame).cells for c in row]
+    assert got[cell] in ("unknown", truth)
+    for name, right, hidden in zip(got, scene.cells, scene.hidden, strict=True):
+        assert name == right or (name == "unknown" and hidden >= 0.08)
 
 
 def test_streaks_tell_a_shake_from_a_lens_out_of_focus(reader, fixtures):
