@@ -320,8 +320,8 @@ def test_a_cell_under_a_sleeve_is_left_unknown_not_read_as_the_sleeves_colour(
 @pytest.mark.parametrize(("scene_no", "cell", "truth"), [(37, 24, "cat:blue:1"),
                                                          (86, 22, "cat:blue:5"),
                                                          (88, 1, "cat:orange:3")])
-def test_a_cat_whose_number_badge_is_under_a_sleeve_is_left_unknown(reader, scene_no, cell,
-                                                                    truth):
+def test_a_cat_whose_number_badge_is_under_a_sleeve_is_not_read_face_down(reader, scene_no, cell,
+                                                                         truth):
     """A face-up cat whose number badge is under the edge of a sleeve shows the same picture as
     the cat face down: stress-bench scenes (seed 778000, sleeves) where a network trained to
     read a cat by how much of its disc is covered read it face down, 90-98 % sure. Trained to
