@@ -269,33 +269,29 @@ class Locator:
                                            [b for b in scored if id(b) not in finished], finish)
             if further is not None and further.score > refined.score:
                 refined = further
-        # were the best match refused, a candidate that shows its title plainly is taken instead
         if not self._shows_title(refined):
             deduced = self.orient_by_elimination(frame, gray, refined.pose)
             if deduced is None:
-                titled = self._plainly_titled(finished.values())
-                if titled is None:
-                    raise BoardNotFoundError(
-                        "the title corner is hidden (a hand?) and another corner is not seen "
-                        "plain, so row 1 cannot be told from the others")
-                return titled
+                return self._plainly_titled(
+                    finished.values(), "the title corner is hidden (a hand?) and another corner "
+                    "is not seen plain, so row 1 cannot be told from the others")
             refined = replace(refined, pose=deduced, oriented_by="elimination")
         if not self._accepted(refined):
-            titled = self._plainly_titled(finished.values())
-            if titled is None:
-                raise BoardNotFoundError(
-                    f"the best match ({refined.score:.2f}) is too weak to be the board")
-            return titled
+            return self._plainly_titled(
+                finished.values(),
+                f"the best match ({refined.score:.2f}) is too weak to be the board")
         return refined
 
-    def _plainly_titled(self, finished: Iterable[BoardPose]) -> BoardPose | None:
+    def _plainly_titled(self, finished: Iterable[BoardPose], refusal: str) -> BoardPose:
         """Of the candidates refined and oriented, the best that shows its title and is
-        accepted: taken when the best match is refused. An arm and a glare over the board can
-        leave its true pose agreeing less with the art than a pattern elsewhere in the frame,
-        which shows no title (bench set 791000, scene 178: 0.48 with the title 0.92 seen,
-        against 0.52 with none)."""
+        accepted: taken when the best match is refused (for ``refusal``, raised if there is
+        none). An arm and a glare over the board can leave its true pose agreeing less with the
+        art than a pattern elsewhere in the frame, which shows no title (bench set 791000,
+        scene 178: 0.48 with the title 0.92 seen, against 0.52 with none)."""
         shown = [b for b in finished if self._shows_title(b) and self._accepted(b)]
-        return max(shown, key=lambda b: b.score) if shown else None
+        if not shown:
+            raise BoardNotFoundError(refusal)
+        return max(shown, key=lambda b: b.score)
 
     def _accepted(self, found: BoardPose) -> bool:
         """Agrees with the art enough to be the board: ``accept_score``, or, with the title

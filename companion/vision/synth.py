@@ -109,8 +109,9 @@ def random_layout(rng: np.random.Generator, components: Components | None = None
 
 def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, float],
                size_px: float, angle_deg: float, *, opacity: float = 1.0,
-               shadow: tuple[float, float, float] | None = None) -> None:
-    """Alpha-blend art (BGRA 0..1) onto canvas (BGR 0..1) at a centre, size and rotation.
+               shadow: tuple[float, float, float] | None = None) -> np.ndarray:
+    """Alpha-blend art (BGRA 0..1) onto canvas (BGR 0..1) at a centre, size and rotation, and
+    return where it went: the 2x3 map from art px to canvas px.
 
     ``shadow`` = (dx, dy, strength) in canvas px draws a soft shadow first.
     """
@@ -125,10 +126,11 @@ def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, floa
     m[1, 2] += local[1] - h / 2
     patch = cv2.warpAffine(art, m, (2 * pad, 2 * pad), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    to_canvas = m + [[0, 0, x0], [0, 0, y0]]
     H, W = canvas.shape[:2]
     xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + 2 * pad, W), min(y0 + 2 * pad, H)
     if xa >= xb or ya >= yb:
-        return
+        return to_canvas
     sub = canvas[ya:yb, xa:xb]
     p = patch[ya - y0:yb - y0, xa - x0:xb - x0]
     alpha = p[:, :, 3:4] * opacity
@@ -141,13 +143,15 @@ def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, floa
         sa = cv2.GaussianBlur(sa, (k, k), 0)[:, :, None]
         sub *= 1 - strength * sa
     sub[:] = sub * (1 - alpha) + p[:, :, :3] * alpha
+    return to_canvas
 
 
 @lru_cache(maxsize=16)
 def cat_badge(player: str) -> tuple[float, float, float]:
     """Where a cat's number badge lies on its art: (x, y, radius) in token diameters from the
-    token's centre, x right and y down. It is the smallest circle round every pixel where any
-    face-up cat of this colour differs from its back, the only part that tells them apart."""
+    token's centre, x right and y down (in art px: (0.5 + x, 0.5 + y) times the art's size).
+    It is the smallest circle round every pixel where any face-up cat of this colour differs
+    from its back, the only part that tells them apart."""
     back = load_art(Label("cat-back", player=player).art() or "")
     differs = np.zeros(back.shape[:2], bool)
     for value in food_alley().cat_values:
@@ -193,14 +197,11 @@ def render_board(layout: list[Label], rng: np.random.Generator,
             tint = art.copy()
             tint[:, :, :3] *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
             size_px = token_px * rng.uniform(0.97, 1.03)
-            _composite(board, tint, centre, size_px, angle, shadow=shadow)
+            to_board = _composite(board, tint, centre, size_px, angle, shadow=shadow)
             if lab.kind in ("cat", "cat-back"):
                 x, y, r = cat_badge(lab.player or "")
-                # the art's offset turned as _composite turns it (cv2's angle, y down)
-                turn = cv2.getRotationMatrix2D((0, 0), angle, size_px)[:, :2]
-                dx, dy = turn @ (x, y)
-                badges[i] = ((centre[0] + dx) / ART_PX_PER_MM, (centre[1] + dy) / ART_PX_PER_MM,
-                             r * size_px / ART_PX_PER_MM)
+                at = to_board @ ((0.5 + x) * art.shape[1], (0.5 + y) * art.shape[0], 1.0)
+                badges[i] = (*(at / ART_PX_PER_MM), r * size_px / ART_PX_PER_MM)
     if st.gloss_probability > 0 and rng.random() < st.gloss_probability:
         board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss), board.shape[:2])
     return np.minimum(board, 1.0), badges

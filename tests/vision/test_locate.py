@@ -272,7 +272,11 @@ def test_a_plainly_seen_title_is_taken_over_a_better_matching_pattern(locator, m
     found = locator.locate(scene.frame)
     assert found.oriented_by == "title" and found.title > 0.7 and found.score < 0.5
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
-    monkeypatch.setattr(Locator, "_plainly_titled", lambda self, finished: None)
+
+    def refuse(self, finished, refusal):  # noqa: ANN001, ANN202 - no titled fallback
+        raise BoardNotFoundError(refusal)
+
+    monkeypatch.setattr(Locator, "_plainly_titled", refuse)
     with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
         locator.locate(scene.frame)
 
