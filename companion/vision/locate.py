@@ -314,28 +314,33 @@ class Locator:
         return refined
 
     def _plainly_titled(self, finished: Iterable[BoardPose], refusal: str) -> BoardPose:
-        """Of the candidates refined and oriented, the best that shows its title and is
-        accepted: taken when the best match is refused (for ``refusal``, raised if there is
-        none). An arm and a glare over the board can leave its true pose agreeing less with the
-        art than a pattern elsewhere in the frame, which shows no title (bench set 791000,
-        scene 178: 0.48 with the title 0.92 seen, against 0.52 with none)."""
-        shown = [b for b in finished if self._shows_title(b) and self._accepted(b)]
+        """Of the candidates refined and oriented, the best whose title is plainly seen and
+        that is accepted: taken when the best match is refused (for ``refusal``, raised if
+        there is none). An arm and a glare over the board can leave its true pose agreeing less
+        with the art than a pattern elsewhere in the frame, which shows no title (bench set
+        791000, scene 178: 0.48 with the title 0.92 seen, against 0.52 with none). Only a
+        plainly seen title may overrule a better match: a misfit of a board whose title a hand
+        hides, one side on a slot's line, can show a title by chance (795000:400: 0.23, 0.28
+        better than elsewhere, against the true pose's 0.87 with none seen)."""
+        shown = [b for b in finished if self._title_plain(b) and self._accepted(b)]
         if not shown:
             raise BoardNotFoundError(refusal)
         return max(shown, key=lambda b: b.score)
 
+    def _title_plain(self, found: BoardPose) -> bool:
+        """The title is plainly seen: ``clear_title_score``, and ``clear_title_margin`` better
+        than in any other corner."""
+        return (found.oriented_by == "title" and found.title >= self.config.clear_title_score
+                and found.title_margin >= self.config.clear_title_margin)
+
     def _accepted(self, found: BoardPose) -> bool:
         """Agrees with the art enough to be the board: ``accept_score``, or, with the title
-        plainly seen in its corner and nowhere else (an arm and a glare over much of the board
-        leave little else of the art to agree with; or a checked tablecloth's squares seen
-        through a glare and a shadow, bench set 793000, scene 45: 0.52, the title seen 0.47
-        and 0.48 better than elsewhere), ``weak_accept_score``."""
-        cfg = self.config
-        if found.score >= cfg.accept_score:
-            return True
-        return (found.score >= cfg.weak_accept_score and found.oriented_by == "title"
-                and found.title >= cfg.clear_title_score
-                and found.title_margin >= cfg.clear_title_margin)
+        plainly seen (an arm and a glare over much of the board leave little else of the art
+        to agree with; or a checked tablecloth's squares seen through a glare and a shadow,
+        bench set 793000, scene 45: 0.52, the title seen 0.47 and 0.48 better than
+        elsewhere), ``weak_accept_score``."""
+        return found.score >= self.config.accept_score or (
+            found.score >= self.config.weak_accept_score and self._title_plain(found))
 
     def _keep(self, frame: np.ndarray, previous: BoardPose) -> BoardPose | None:
         """The last pose, its edges fitted again; None if the board moved (search again).

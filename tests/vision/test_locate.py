@@ -383,3 +383,22 @@ def test_a_title_seen_through_glare_is_plain_enough_for_a_weak_match(locator):
     strict = Locator(G, replace(locator.config, clear_title_score=0.7))
     with pytest.raises(BoardNotFoundError, match="too weak"):
         strict.locate(scene.frame)
+
+
+def test_a_misfit_showing_a_title_by_chance_does_not_overrule_a_better_match(locator,
+                                                                             monkeypatch):
+    """A bench scene (set 795000, scene 400): an arm over the title side hides the title corner
+    and the corner beside it. The true pose is found (0.87) but shows no title and cannot be
+    oriented, so the board is refused. A misfit of the same board, its title side on the side
+    slot's line 31 mm inside, showed a title by chance (0.23, 0.28 better than elsewhere); taken
+    as the titled fallback it read a grid shifted by a cell, three cells confidently wrong.
+    Only a plainly seen title may overrule the better match."""
+    scene = render_scene(np.random.default_rng([795_000, 400]),
+                         style=SceneStyle(hand_probability=0.15))
+    with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
+        locator.locate(scene.frame)
+    monkeypatch.setattr(Locator, "_title_plain", Locator._shows_title)
+    misfit = locator.locate(scene.frame)
+    assert misfit.title < locator.config.clear_title_score
+    assert np.linalg.norm(misfit.corners(G) - scene.corners, axis=1).max() > 50
+
