@@ -59,6 +59,8 @@ class LocateConfig:
     plain_detail_below: float = 0.03  # a corner is seen plain with less fine detail than this
     plain_hue_spread_below: float = 6.0  # (share of the contrast), one hue within (thousandths),
     plain_hue_agreement: float = 8.0  # and the same hue as the other plain corners
+    cover_stands_out: float = 2.0  # a smooth corner near their hue, this many times their
+    # detail and hue spread, is under cover
 
 
 @dataclass(frozen=True)
@@ -545,29 +547,45 @@ class Locator:
         """The quarter turn that puts the title under the one corner not seen plain board, when
         the other three are: no fine detail, one hue throughout, the same hue in all three (so
         none of them holds the title). A corner under smooth cover (a palm, a card) may look
-        plain but has another hue. None if no single corner is left."""
+        plain but has another hue, or, of a hue near the board's (skin over a tan board), at
+        least its edge: then it stands apart from the other three by ``plain_hue_agreement``
+        and shows ``cover_stands_out`` times their largest detail and hue spread (bench set
+        796000, scenes 3 and 456: 12 and 15 from their hue, 5x their detail, 3-4x their
+        spread). None if no single corner is left."""
         cfg = self.config
         contrast = self.template.contrast(gray, pose)
         turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
-        smooth, hues = [], {}
-        for k, turn in enumerate(turns):
-            detail, spread, hue = self.template.clutter(frame, turn, contrast)
-            if detail < cfg.plain_detail_below and spread < cfg.plain_hue_spread_below:
-                smooth.append(k)
-                hues[k] = hue
+        looks = [self.template.clutter(frame, turn, contrast) for turn in turns]
+        smooth = [k for k, (detail, spread, _) in enumerate(looks)
+                  if detail < cfg.plain_detail_below and spread < cfg.plain_hue_spread_below]
         left = []
         for three in ([smooth] if len(smooth) == 3 else
                       [[k for k in smooth if k != out] for out in smooth] if len(smooth) == 4
                       else []):
-            together = np.array([hues[k] for k in three])
+            together = np.array([looks[k][2] for k in three])
             if np.ptp(together, axis=0).max() >= cfg.plain_hue_agreement:
                 continue
             (fourth,) = {0, 1, 2, 3} - set(three)
-            if fourth in hues and np.abs(hues[fourth] - together.mean(axis=0)).max() \
-                    < 2 * cfg.plain_hue_agreement:
+            if fourth in smooth and not self._covered_smoothly(
+                    looks[fourth], [looks[k] for k in three]):
                 continue  # smooth and nearly the board's hue: not clearly cover
             left.append(fourth)
         return turns[left[0]] if len(left) == 1 else None
+
+    def _covered_smoothly(self, corner: tuple[float, float, np.ndarray],
+                          plain: list[tuple[float, float, np.ndarray]]) -> bool:
+        """A smooth corner (detail, hue spread, hue) is under cover rather than plain board
+        like the ``plain`` three: its hue is twice ``plain_hue_agreement`` from theirs, or
+        once and it shows its cover's edge (``cover_stands_out`` times their detail and
+        spread)."""
+        cfg = self.config
+        off_hue = np.abs(corner[2] - np.mean([p[2] for p in plain], axis=0)).max()
+        if off_hue >= 2 * cfg.plain_hue_agreement:
+            return True
+        stands_out = cfg.cover_stands_out
+        return (off_hue >= cfg.plain_hue_agreement
+                and corner[0] >= stands_out * max(p[0] for p in plain)
+                and corner[1] >= stands_out * max(p[1] for p in plain))
 
     # --- refinement -------------------------------------------------------------------------
     def refine(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:

@@ -402,3 +402,21 @@ def test_a_misfit_showing_a_title_by_chance_does_not_overrule_a_better_match(loc
     assert misfit.title < locator.config.clear_title_score
     assert np.linalg.norm(misfit.corners(G) - scene.corners, axis=1).max() > 50
 
+
+def test_a_skin_coloured_arm_over_the_title_is_told_from_plain_board(locator):
+    """Bench scenes (set 796000, scenes 3 and 456): a bare arm over the title corner of a tan
+    board. All four corners look smooth; the three plain ones agree in hue, and the title's
+    is 12-15 from them (under the 16 that alone marks cover) but shows the arm's edge, 5x their
+    detail and 3-4x their hue spread: it is the covered one, and the board is oriented. Asking
+    for hue alone, as before, lost both boards."""
+    from dataclasses import replace
+
+    strict = Locator(G, replace(locator.config, cover_stands_out=np.inf))
+    for index in (3, 456):
+        scene = render_scene(np.random.default_rng([796_000, index]),
+                             style=SceneStyle(hand_probability=0.15))
+        found = locator.locate(scene.frame)
+        assert found.oriented_by == "elimination"
+        assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
+        with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
+            strict.locate(scene.frame)
