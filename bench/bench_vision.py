@@ -221,8 +221,8 @@ def main() -> None:
           f"changed; every cell classified {r['all_cells_ms_median']:.1f} ms; the first frame on "
           f"a kept pose {r['first_kept_ms_median']:.1f} ms (builds the maps)")
     print(f"closer look, one cell {closer_look_ms(reader):.1f} ms (a cell the network is sure "
-          "of the family of, not of the number; at most 4 a frame); three coin families "
-          f"together {closer_look_ms(reader, 'coin', 3):.1f} ms")
+          f"of the family of, not of the number; at most {reader.config.closer_look_cells:.0f} a "
+          f"frame); three coin families together {closer_look_ms(reader, 'coin', 3):.1f} ms")
     ours = ours_ms(reader)
     ours_float = ours_ms(reader, model_file="cells.fp32.onnx")
     theirs = resnet18_ms()

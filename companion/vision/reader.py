@@ -67,7 +67,7 @@ class ReaderConfig:
     closer_look_rivals: float = 2
     closer_look_match: float = 0.55
     closer_look_temperature: float = 0.02
-    closer_look_cells: float = 4
+    closer_look_cells: float = 8
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
