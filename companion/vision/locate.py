@@ -252,10 +252,9 @@ class Locator:
             candidate that is clearly the board. The late stages run only when nothing so far
             may be the board, or ``late_stages_anyway``."""
             nonlocal sized
-            sure = self.config.accept_score + 0.25
             while stages:
                 if stages[0] in LATE_STAGES and not late_stages_anyway and scored and \
-                        scored[0].score >= self.config.accept_score * 0.8:
+                        self._may_be_board(scored[0]):
                     return  # something so far may be the board
                 stage = stages.pop(0)
                 if stage != "quick" and not sized:
@@ -265,9 +264,8 @@ class Locator:
                 for pose in self._candidates(quads, scale):
                     scored.append(BoardPose(pose, self.template.score(gray, pose)))
                 scored.sort(key=lambda b: -b.score)
-                if scored and (scored[0].score >= sure or (
-                        scored[0].score >= self.config.accept_score * 0.8
-                        and finish(scored[0]).score >= sure)):
+                if scored and (self._clearly_board(scored[0]) or (
+                        self._may_be_board(scored[0]) and self._clearly_board(finish(scored[0])))):
                     return  # clearly the board, as found or once its edges are fitted
 
         search(late_stages_anyway=False)
@@ -289,11 +287,10 @@ class Locator:
 
         :raises BoardNotFoundError: if none is accepted as the board.
         """
-        sure = self.config.accept_score + 0.25
-        if not scored or scored[0].score < self.config.accept_score * 0.8:
+        if not scored or not self._may_be_board(scored[0]):
             raise BoardNotFoundError("no quadrilateral in the frame looks like the board")
         refined = finish(scored[0])
-        if refined.score < sure:  # not clearly the board: the runners-up may fit better
+        if not self._clearly_board(refined):  # the runners-up may fit better
             refined = max((finish(b) for b in scored[:3]), key=lambda b: b.score)
         if not self._convincing(refined):
             refined = self._search_wider(gray, scored) or refined
@@ -314,6 +311,14 @@ class Locator:
                 finished.values(),
                 f"the best match ({refined.score:.2f}) is too weak to be the board")
         return refined
+
+    def _may_be_board(self, found: BoardPose) -> bool:
+        """Agrees with the art enough to be weighed as the board (refined and oriented)."""
+        return found.score >= self.config.accept_score * 0.8
+
+    def _clearly_board(self, found: BoardPose) -> bool:
+        """Agrees with the art so well that no other candidate need be looked for."""
+        return found.score >= self.config.accept_score + 0.25
 
     def _plainly_titled(self, finished: Iterable[BoardPose], refusal: str) -> BoardPose:
         """Of the candidates refined and oriented, the best whose title is plainly seen and

@@ -25,6 +25,20 @@ def locator():
     return Locator(G)
 
 
+def _bench_scene(seed: int, index: int):
+    """Scene ``index`` of a bench set, as bench_vision renders it."""
+    return render_scene(np.random.default_rng([seed, index]),
+                        style=SceneStyle(hand_probability=0.15))
+
+
+def _refused_with(locator: Locator, frame: np.ndarray, match: str, **config: float) -> None:
+    """The frame's board is refused (``match``: the reason) with these settings changed."""
+    from dataclasses import replace
+
+    with pytest.raises(BoardNotFoundError, match=match):
+        Locator(G, replace(locator.config, **config)).locate(frame)
+
+
 def test_board_found_on_every_fixture_with_row_0_at_the_title(locator, fixtures):
     errors = []
     for image, truth in fixtures:
@@ -162,8 +176,7 @@ def test_arm_along_most_of_a_side_does_not_pull_its_edge(locator, monkeypatch):
     all-points fit instead leaves the title corner 40 px off and the board lost."""
     import companion.vision.locate as locate
 
-    scene = render_scene(np.random.default_rng([777_000, 31]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(777_000, 31)
     found = locator.locate(scene.frame)
     assert found.oriented_by == "title"
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
@@ -195,16 +208,12 @@ def test_arm_and_glare_over_much_of_the_board_but_the_title_plain(locator):
     """A scene of a second bench set: an arm across the board and a glare leave the art only
     0.49 agreement (0.55 calls it the board), but the title is plainly seen in one corner
     (0.92, nowhere else): that is enough; without the title's say, the board is lost."""
-    from dataclasses import replace
-
-    scene = render_scene(np.random.default_rng([779_000, 19]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(779_000, 19)
     found = locator.locate(scene.frame)
     assert found.score < locator.config.accept_score and found.title > 0.85
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
-    strict = Locator(G, replace(locator.config, weak_accept_score=locator.config.accept_score))
-    with pytest.raises(BoardNotFoundError, match="too weak"):
-        strict.locate(scene.frame)
+    _refused_with(locator, scene.frame, "too weak",
+                  weak_accept_score=locator.config.accept_score)
 
 
 def test_board_on_a_checked_tablecloth_with_an_arm_across_it(locator, monkeypatch):
@@ -213,8 +222,7 @@ def test_board_on_a_checked_tablecloth_with_an_arm_across_it(locator, monkeypatc
     crosses the board. Lines fitted to that outline still give the board; without that stage
     (and the last resort, which pools more outlines and finds it too) no candidate comes near
     it."""
-    scene = render_scene(np.random.default_rng([779_000, 74]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(779_000, 74)
     found = locator.locate(scene.frame)
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
     quads = Locator._quads
@@ -233,8 +241,7 @@ def test_arm_along_the_diagonal_leaves_two_halves_pooled_into_the_board(locator,
     the outlines in colour, the stage after, turned off here with it)."""
     import companion.vision.locate as locate
 
-    scene = render_scene(np.random.default_rng([788_000, 319]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(788_000, 319)
     found = locator.locate(scene.frame)
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
     monkeypatch.setattr(locate, "LAST_RESORT_OUTLINES", 5)
@@ -252,8 +259,7 @@ def test_checked_tablecloth_in_the_boards_greys_is_told_apart_by_colour(locator,
     the outlines in colour give it, and without them it is lost."""
     import companion.vision.locate as locate
 
-    scene = render_scene(np.random.default_rng([789_000, 196]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(789_000, 196)
     assert scene.covered.max() == 0
     found = locator.locate(scene.frame)
     assert found.oriented_by == "title"
@@ -269,8 +275,7 @@ def test_a_plainly_seen_title_is_taken_over_a_better_matching_pattern(locator, m
     plainly seen (0.92); a pattern elsewhere in the frame agrees 0.52 and shows no title, and
     was the best match, refused. Now the candidate that shows its title is taken, and without
     that the board is lost."""
-    scene = render_scene(np.random.default_rng([791_000, 178]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(791_000, 178)
     found = locator.locate(scene.frame)
     assert found.oriented_by == "title" and found.title > 0.7 and found.score < 0.5
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
@@ -289,16 +294,11 @@ def test_title_partly_under_fingers_still_orients_the_board(locator):
     is seen clearly better there than anywhere else (by 0.24); on 1000 boards' true poses the
     title scored at least 0.25 in its corner and no other corner more than 0.245 (each time
     with the title plainly seen elsewhere), so 0.2 is asked, not 0.25 (which lost this board)."""
-    from dataclasses import replace
-
-    scene = render_scene(np.random.default_rng([783_000, 482]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(783_000, 482)
     found = locator.locate(scene.frame)
     assert found.oriented_by == "title" and found.title < 0.25
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
-    strict = Locator(G, replace(locator.config, min_title_score=0.25))
-    with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
-        strict.locate(scene.frame)
+    _refused_with(locator, scene.frame, "title corner is hidden", min_title_score=0.25)
 
 
 def test_board_on_a_busy_table_under_a_lamp_is_found_among_the_runners_up(locator,
@@ -348,8 +348,7 @@ def test_a_refused_match_lets_the_late_stages_run(locator, monkeypatch):
     refused, the late stages run after all and find the board. Without them it is lost."""
     import companion.vision.locate as locate
 
-    scene = render_scene(np.random.default_rng([794_000, 236]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(794_000, 236)
     tries = []
     best_found = Locator._best_found
 
@@ -372,17 +371,12 @@ def test_a_title_seen_through_glare_is_plain_enough_for_a_weak_match(locator):
     its title seen 0.47 and 0.48 better than in any other corner. No other corner of a board,
     nor any wrong candidate, has shown a title over 0.36: the title is plainly seen and the
     weak match is taken. Asking 0.7 of the title, as before, loses the board."""
-    from dataclasses import replace
-
-    scene = render_scene(np.random.default_rng([793_000, 45]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(793_000, 45)
     assert scene.covered.max() == 0
     found = locator.locate(scene.frame)
     assert found.score < locator.config.accept_score and found.title < 0.7
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
-    strict = Locator(G, replace(locator.config, clear_title_score=0.7))
-    with pytest.raises(BoardNotFoundError, match="too weak"):
-        strict.locate(scene.frame)
+    _refused_with(locator, scene.frame, "too weak", clear_title_score=0.7)
 
 
 def test_a_misfit_showing_a_title_by_chance_does_not_overrule_a_better_match(locator,
@@ -393,8 +387,7 @@ def test_a_misfit_showing_a_title_by_chance_does_not_overrule_a_better_match(loc
     slot's line 31 mm inside, showed a title by chance (0.23, 0.28 better than elsewhere); taken
     as the titled fallback it read a grid shifted by a cell, three cells confidently wrong.
     Only a plainly seen title may overrule the better match."""
-    scene = render_scene(np.random.default_rng([795_000, 400]),
-                         style=SceneStyle(hand_probability=0.15))
+    scene = _bench_scene(795_000, 400)
     with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
         locator.locate(scene.frame)
     monkeypatch.setattr(Locator, "_title_plain", Locator._shows_title)
@@ -409,14 +402,9 @@ def test_a_skin_coloured_arm_over_the_title_is_told_from_plain_board(locator):
     is 12-15 from them (under the 16 that alone marks cover) but shows the arm's edge, 5x their
     detail and 3-4x their hue spread: it is the covered one, and the board is oriented. Asking
     for hue alone, as before, lost both boards."""
-    from dataclasses import replace
-
-    strict = Locator(G, replace(locator.config, cover_stands_out=np.inf))
     for index in (3, 456):
-        scene = render_scene(np.random.default_rng([796_000, index]),
-                             style=SceneStyle(hand_probability=0.15))
+        scene = _bench_scene(796_000, index)
         found = locator.locate(scene.frame)
         assert found.oriented_by == "elimination"
         assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
-        with pytest.raises(BoardNotFoundError, match="title corner is hidden"):
-            strict.locate(scene.frame)
+        _refused_with(locator, scene.frame, "title corner is hidden", cover_stands_out=np.inf)
