@@ -129,3 +129,20 @@ def test_stray_auto_game_json_lines(capsys):
     for score in final["scores"].values():
         assert score["total"] == sum(score["breakdown"].values())
     assert final["end"] == "both sets are played"
+
+
+def test_play_json_shows_the_board_after_each_step(capsys):
+    from companion.cli import main
+
+    assert main(["play", "food-alley/stray", "--players", "2", "--seed", "5", "--auto",
+                 "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    steps = [line for line in lines if not line.get("final")]
+    assert all(len(s["board"]) == 5 and all(len(r) == 5 for r in s["board"]) for s in steps)
+    placed = next(s for s in steps if s["move"]["type"] == "place-cat")
+    cell = placed["move"]["cell"]
+    shown = placed["board"][int(cell[1]) - 1]["abcde".index(cell[0])]
+    assert shown == {"kind": "cat-back", "token": None, "player": placed["player"],
+                     "value": None}  # a face-down cat is its owner's back
+    first = steps[0]["board"][0][0]
+    assert first["kind"] == "ingredient" and first["token"] == steps[0]["move"]["token"]

@@ -22,6 +22,7 @@ log entry that only one player may see (a draw behind a screen) carries ``privat
 
 from __future__ import annotations
 
+import pickle
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -304,6 +305,27 @@ class GameState(ABC):
 
     @abstractmethod
     def scores(self) -> list[Score]: ...
+
+    def camera_board(self) -> list[list[dict[str, Any]]] | None:
+        """The board as a camera above it should see it now: 5 rows of 5 cells in the reader's
+        format (``kind``, ``token``, ``player``, ``value``), hidden things as they lie (a cat
+        face down is its back, a coin under a pawn is the pawn). None for a game the camera
+        does not follow."""
+        return None
+
+    def clone(self) -> GameState:
+        """An independent copy, cheap enough to try many steps ahead: the component list and
+        other read-only tables are shared, and so are the log's entries (never changed once
+        written)."""
+        own = {k: v for k, v in self.__dict__.items() if k not in self._SHARED and k != "log"}
+        twin = object.__new__(type(self))
+        twin.__dict__.update(pickle.loads(pickle.dumps(own, protocol=pickle.HIGHEST_PROTOCOL)))
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k in self._SHARED})
+        twin.log = list(self.log)
+        return twin
+
+    _SHARED: ClassVar[frozenset[str]] = frozenset(
+        {"components", "evaluator", "quarters", "_tokens", "_recipes"})
 
     def ranking(self) -> list[list[int]]:
         """Players from first to last after tie-breakers; all tied winners share the first group."""

@@ -59,3 +59,20 @@ class RevealCat(Action):
 
     def __str__(self) -> str:
         return f"cat {self.value}"
+
+
+def camera_cell(kind: str, token: str | None = None, player: str | None = None,
+                value: int | None = None) -> dict[str, Any]:
+    """One cell of the board as the camera should see it, in the reader's cell format
+    (``companion scan --json``): ``kind`` is empty, ingredient, coin, cat, cat-back or shopper."""
+    return {"kind": kind, "token": token, "player": player, "value": value}
+
+
+def camera_rows(cells: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """25 cells, row-major from the title side, as 5 rows of 5."""
+    return [cells[r * 5:(r + 1) * 5] for r in range(5)]
+
+
+def neutral_colours(components: Components, seated: list[str]) -> list[str]:
+    """The player colours no one plays, in the component list's order (Stray's neutral cats)."""
+    return [c for c in components.player_colours if c not in seated]

@@ -14,7 +14,13 @@ from itertools import combinations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, Recipe, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat, player_colours
+from companion.rules.food_alley.common import (
+    Draw,
+    RevealCat,
+    camera_cell,
+    camera_rows,
+    player_colours,
+)
 from companion.rules.food_alley.market import CELLS, Bag, Cell, name, neighbours, parse_cell
 from companion.rules.protocol import (
     CHANCE,
@@ -899,6 +905,19 @@ class SambalState(GameState):
             "bag": len(self.bag),
             "players": seats,
         }
+
+    def camera_board(self) -> list[list[dict[str, Any]]]:
+        """The 5x5 market as the camera should see it now: ingredients (a paid coin lies flipped
+        to its ingredient side) and the cats revealed on emptied spaces."""
+        out = []
+        for x in self.cells:
+            if x is None:
+                out.append(camera_cell("empty"))
+            elif x[0] == "t":
+                out.append(camera_cell("ingredient", token=x[1]))
+            else:
+                out.append(camera_cell("cat", player=self.names[x[1]], value=x[2]))
+        return camera_rows(out)
 
     def scores(self) -> list[Score]:
         """Scoring (Sambal); tie-breakers: unused cats' total value, then coins' total value."""

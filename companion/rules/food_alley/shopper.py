@@ -15,7 +15,13 @@ from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, GroceryList, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat, player_colours
+from companion.rules.food_alley.common import (
+    Draw,
+    RevealCat,
+    camera_cell,
+    camera_rows,
+    player_colours,
+)
 from companion.rules.food_alley.groceries import SET_SIZE, StoreEvaluator
 from companion.rules.food_alley.market import (
     ALL_SLOTS,
@@ -1062,6 +1068,21 @@ class ShopperState(GameState):
             "players": seats,
             "final_round": self.final_round,
         }
+
+    def camera_board(self) -> list[list[dict[str, Any]]]:
+        """The 5x5 market as the camera should see it now. A shopper hides the coin under it;
+        cats lie face up (their value decides the same-value bonus)."""
+        out = []
+        for c, x in enumerate(self.cells):
+            if c in self.shopper:
+                out.append(camera_cell("shopper", player=self.names[self.shopper.index(c)]))
+            elif x is None:
+                out.append(camera_cell("empty"))
+            elif x[0] == "t":
+                out.append(camera_cell(x[2], token=x[1]))
+            else:
+                out.append(camera_cell("cat", player=self.names[x[1]], value=x[2]))
+        return camera_rows(out)
 
     def scores(self) -> list[Score]:
         """Final Scoring (Shopper) with the tie-breakers: more lists > more cats off the board >

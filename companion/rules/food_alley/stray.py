@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.rules.components import ComponentError, Components, Token, Trait, food_alley
-from companion.rules.food_alley.common import Draw, RevealCat, player_colours
+from companion.rules.food_alley.common import (
+    Draw,
+    RevealCat,
+    camera_cell,
+    camera_rows,
+    neutral_colours,
+    player_colours,
+)
 from companion.rules.food_alley.market import CELLS, SIZE, Bag, Cell, cell, name, parse_cell
 from companion.rules.protocol import (
     CHANCE,
@@ -974,6 +981,27 @@ class StrayState(GameState):
             "bag": len(self.bag),
             "players": seats,
         }
+
+    def camera_board(self) -> list[list[dict[str, Any]]]:
+        """The 5x5 market as the camera should see it now: a cat hides the ingredient under it;
+        a face-down cat is its owner's back. Neutral cats (fewer than 4 players) are of the
+        colours no one plays, one colour a row in the component list's order
+        (docs/rules/stray.md)."""
+        neutral = neutral_colours(self.components, self.names) or ["neutral"]
+        out = []
+        for c in CELLS:
+            token = self.cells[c]
+            if c in self.cats:
+                owner, value, up = self.cats[c]
+                colour = (self.names[owner] if owner >= 0
+                          else neutral[(c // SIZE - self.rows) % len(neutral)])
+                out.append(camera_cell("cat", player=colour, value=value) if up
+                           else camera_cell("cat-back", player=colour))
+            elif token is None:
+                out.append(camera_cell("empty"))
+            else:
+                out.append(camera_cell("ingredient", token=token))
+        return camera_rows(out)
 
     def token_places(self) -> dict[str, str]:
         places: dict[str, str] = {}

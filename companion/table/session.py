@@ -1,0 +1,531 @@
+"""The referee session: settled readings and answers in, checked steps and events out.
+
+UI-neutral: it knows nothing of Kivy or the terminal. A front end calls :meth:`observe` with
+each settled reading and :meth:`answer` with each answer, and reads the events the session
+emits: ``step`` (a step applied), ``state`` (what the referee waits for now), ``question``
+(something the camera cannot see), ``warning`` (the board matches no legal step) and
+``game_over``. Hidden information never leaves it: a private step's event carries only its
+public text, and a private question's options are for the one player it names.
+
+Every applied step is written to the journal first (one transaction), so a restart resumes at
+the last committed step (:meth:`resume`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.rules import find_game
+from companion.rules.food_alley.market import name as cell_name
+from companion.rules.protocol import (
+    CHANCE,
+    SIMULTANEOUS,
+    TERMINAL,
+    Action,
+    GameState,
+    IllegalMoveError,
+    RulesError,
+    StateFormatError,
+)
+from companion.rules.summary import final_summary
+from companion.table.board import Keys, board_keys, describe
+from companion.table.board import explain as explain_cells
+from companion.table.infer import (
+    Explainer,
+    Inference,
+    Path,
+    Question,
+    Step,
+    cell_fits,
+    explain,
+    state_key,
+)
+from companion.table.journal import Journal
+
+
+@dataclass
+class Event:
+    kind: str  # step, state, question, warning, game_over
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class AnswerError(ValueError):
+    """An answer that does not fit its question."""
+
+
+_WAITS = {  # what the referee waits for, by the kind of the step the camera will show
+    "move": "move your shopper", "shop": "collect the matching tokens",
+    "place": "place your shopper on a coin", "buy": "buy an ingredient from the market",
+    "feed": "feed a cat, cook, or end your turn", "place-cat": "place a cat face down",
+    "swap-cat": "swap your cat", "swap-ingredient": "swap an ingredient with the board",
+    "take-ingredient": "take an ingredient from the board", "draw": "fill the board from the bag",
+    "cat": "put the cat on the emptied space",
+}
+
+
+def public_step(state: GameState, entry: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A log entry's move and text as everyone may see them (a private one: hidden)."""
+    if "private_to" in entry:
+        return {"type": "hidden"}, entry["public_text"]
+    return entry["action"], entry["text"]
+
+
+class RefereeSession:
+    """One game refereed at the table."""
+
+    def __init__(self, state: GameState, *, journal: Journal | None = None,
+                 game_id: int | None = None, names: list[str] | None = None) -> None:
+        self.state = state
+        self.journal = journal
+        self.game_id = game_id
+        self.names = names or [state.player_name(p) for p in range(state.players)]
+        self.seated = [state.player_name(p) for p in range(state.players)]
+        self.confirmed: Keys = self.expected()
+        self.listeners: list[Callable[[Event], None]] = []
+        self.questions: dict[int, Question] = {}
+        self._next_id = 1
+        self._asked: dict[int, set[str]] = {}
+        self._shown: set[int] = set()  # step numbers the camera showed, a hidden part asked
+        self.last_seen: Keys | None = None
+        self._last_frame: bytes | None = None
+        self._explained = True
+        self.warning: dict[str, Any] | None = None
+        self.waiting = ""
+        self.history: list[dict[str, Any]] = []  # public step records, for front ends
+
+    # --- creation and resuming -------------------------------------------------------------
+    @classmethod
+    def start(cls, game: str, players: int, *, names: list[str] | None = None,
+              seed: int = 0, journal: Journal | None = None, **options: Any) -> RefereeSession:
+        state = find_game(game).new(players, seed, **options)
+        colours = [state.player_name(p) for p in range(players)]
+        names = names or colours
+        gid = None
+        if journal is not None:
+            gid = journal.new_game(game, players, seed, dict(state.options), names, colours)
+        session = cls(state, journal=journal, game_id=gid, names=names)
+        return session
+
+    @classmethod
+    def resume(cls, journal: Journal, game_id: int) -> RefereeSession:
+        """The game as the journal holds it: every committed step replayed, sealed choices
+        restored."""
+        record = journal.game(game_id)
+        cls_ = find_game(record.game)
+        header = {"players": record.players, "seed": record.seed, "options": record.options}
+        steps = journal.steps(game_id)
+        try:
+            state = cls_.replay(header, [s["entry"] for s in steps])
+            for seat, action in sorted(journal.sealed(game_id, len(steps)).items()):
+                state.apply_action(cls_.codec.decode(action), player=seat)
+        except RulesError as exc:
+            raise StateFormatError(f"game {game_id} in the journal cannot be replayed: {exc}") \
+                from exc
+        session = cls(state, journal=journal, game_id=game_id, names=record.names)
+        for s in steps:
+            move, text = public_step(state, s["entry"])
+            session.history.append({"n": s["n"], "move": move, "text": text,
+                                    "decided_by": s["decided_by"], "asked": s["asked"]})
+        return session
+
+    # --- events ------------------------------------------------------------------------------
+    def subscribe(self, listener: Callable[[Event], None]) -> None:
+        self.listeners.append(listener)
+
+    def _emit(self, event_kind: str, **data: Any) -> None:
+        event = Event(event_kind, data)
+        for listener in list(self.listeners):
+            listener(event)
+
+    def expected(self) -> Keys:
+        """The board the camera should see now, as keys."""
+        rows = self.state.camera_board()
+        return board_keys(rows, self.seated) if rows is not None else [None] * 25
+
+    # --- the loop --------------------------------------------------------------------------
+    def begin(self) -> None:
+        """Announce the state and put the first questions (call once, after subscribing)."""
+        self._advance("answer")
+
+    def observe(self, seen: Keys, frame: bytes | None = None) -> Inference | None:
+        """A settled reading: 25 keys (None where the reader abstains), and the frame as JPEG
+        (kept in the journal if it decides a disputed step)."""
+        if self.state.is_terminal():
+            return None
+        self.last_seen = list(seen)
+        self._last_frame = frame
+        return self._explain()
+
+    def _lag(self) -> dict[int, str]:
+        expected = self.expected()
+        return {i: c for i, (c, e) in enumerate(zip(self.confirmed, expected, strict=True))
+                if c is not None and c != e}
+
+    def _explain(self) -> Inference | None:
+        seen = self.last_seen
+        if seen is None or self.state.is_terminal():
+            return None
+        inference = explain(self.state, seen, self._lag())
+        outcome = inference.outcome
+        if outcome == "same":
+            self._explained = True
+            self._confirm(seen)
+            if self.warning is not None:
+                self.warning = None
+                self._emit("warning", cleared=True)
+            self._announce()
+            return inference
+        if outcome == "mismatch":
+            self._explained = True
+            self._warn(inference.cells)
+            return inference
+        if outcome == "unclear":
+            self._explained = False
+            where = ", ".join(cell_name(i) for i in inference.cells) or "the board"
+            self._set_waiting(f"the camera cannot tell what happened: clear the view of {where}")
+            return inference
+        if self.warning is not None:
+            self.warning = None
+            self._emit("warning", cleared=True)
+        if outcome in ("apply", "ask"):
+            self._apply_steps(inference.steps, "camera", frame=None)
+        if outcome == "apply":
+            self._explained = True
+            self._confirm(seen)
+            self._advance("camera")
+            # more may be shown than one explanation covered (a hidden step in between)
+            if not self.state.is_terminal() and not self.questions:
+                return self._explain_again(inference)
+            return inference
+        self._explained = False
+        self._confirm(seen)
+        question = inference.question
+        assert question is not None
+        question.from_reading = True
+        self.questions = {qid: q for qid, q in self.questions.items() if not q.from_reading}
+        if outcome == "ask" and question.kind == "private" and question.player is None \
+                and self.state.current_player() == SIMULTANEOUS:
+            self._advance("camera")
+            return inference
+        self._advance("camera")
+        if not self.state.is_terminal() and not any(
+                q.n == question.n and set(map(str, q.options)) >= set(map(str, question.options))
+                for q in self.questions.values() if q.kind != "choose"):
+            self._open(question)
+        return inference
+
+    def _explain_again(self, first: Inference) -> Inference:
+        again = explain(self.state, self.last_seen or [], self._lag())
+        if again.outcome == "same":
+            return first
+        return self._explain() or first
+
+    def _confirm(self, seen: Keys) -> None:
+        """Cells the reading shows as the game expects are confirmed; the others keep what the
+        players last showed (the rules did something their hands have not done yet)."""
+        expected = self.expected()
+        for i, (e, s) in enumerate(zip(expected, seen, strict=True)):
+            if s is not None and cell_fits(e, s):
+                self.confirmed[i] = e
+
+    # --- applying ------------------------------------------------------------------------------
+    def _apply_steps(self, steps: list[Step], decided_by: str, *, frame: bytes | None) -> None:
+        for step in steps:
+            self._apply(step.action, step.player, decided_by, frame=frame)
+
+    def _apply(self, action: Action, player: int | None, decided_by: str, *,
+               frame: bytes | None = None) -> None:
+        state = self.state
+        n = len(state.log)
+        actor = state.current_player()
+        state.apply_action(action, player=player)
+        if len(state.log) == n:  # a sealed choice, held until every player has chosen
+            if self.journal is not None and self.game_id is not None and player is not None:
+                self.journal.seal(self.game_id, n, player, action.to_json())
+            return
+        entry = state.log[-1]
+        asked = sorted(self._asked.pop(n, set()))
+        if n in self._shown:
+            self._shown.discard(n)
+            decided_by = "camera+answer"
+        elif "choose" in asked and decided_by == "answer":
+            decided_by = "camera+answer"
+        if self.journal is not None and self.game_id is not None:
+            self.journal.add_step(self.game_id, n, entry, decided_by, asked,
+                                  frame if decided_by != "camera" else None)
+        move, text = public_step(state, entry)
+        who = {CHANCE: "table", SIMULTANEOUS: "all"}.get(actor)
+        record = {"n": n, "player": who or self.names[actor], "move": move, "text": text,
+                  "board": state.camera_board(), "decided_by": decided_by, "asked": asked}
+        self.history.append(record)
+        self._emit("step", **record)
+
+    def _advance(self, trigger: str) -> None:
+        """Apply what the rules leave no choice in, then put the questions the camera cannot
+        answer, and say what the referee waits for."""
+        self.questions = {qid: q for qid, q in self.questions.items()
+                          if q.n >= len(self.state.log) and self._still_open(q)}
+        for _ in range(1000):
+            state = self.state
+            if state.is_terminal():
+                self._finish()
+                return
+            pending = self._pending()
+            if pending == "forced":
+                continue
+            break
+        self._announce()
+
+    def _still_open(self, q: Question) -> bool:
+        if q.n != len(self.state.log):
+            return False
+        if q.kind == "choose":
+            return True
+        if self.state.current_player() == SIMULTANEOUS:
+            return q.player in self.state.acting_players()
+        return all(self._legal(a) for a in q.options[:1])
+
+    def _legal(self, action: Action) -> bool:
+        try:
+            probe = self.state.clone()
+            probe.apply_action(action, player=None if probe.current_player() != SIMULTANEOUS
+                               else probe.acting_players()[0])
+            return True
+        except RulesError:
+            return False
+
+    def _pending(self) -> str:
+        """Look at the pending step: 'forced' (applied: one outcome only), 'asked' (a question
+        is open), or 'camera' (the board will show it)."""
+        state = self.state
+        n = len(state.log)
+        actor = state.current_player()
+        if actor == SIMULTANEOUS:
+            for p in state.acting_players():
+                self._open(Question("private", p, n, state.legal_actions(p)))
+            return "asked"
+        finder = Explainer(state, [None] * 25, {})
+        kind, tried = finder.options(state)
+        if kind == "hidden-chance":
+            options = [a for a, _ in state.chance_outcomes()]
+            if len(options) == 1:
+                self._apply(options[0], None, "answer")
+                return "forced"
+            private = state._private_to(options[0]) is not None
+            self._open(Question("private" if private else "enter",
+                                state._private_to(options[0]) if private else None, n, options))
+            return "asked"
+        board = finder.root_board
+        hidden: dict[str, Action] = {}
+        shown = False
+        for action, child in tried:
+            if finder.board(child) == board:
+                hidden.setdefault(state_key(child), action)
+            else:
+                shown = True
+        if len(hidden) == 1 and not shown:
+            self._apply(next(iter(hidden.values())), None, "answer")
+            return "forced"
+        if hidden:
+            options = list(hidden.values())
+            private = state._private_to(options[0]) is not None
+            who = actor if actor >= 0 else None
+            self._open(Question("private" if private else "enter", who, n, options,
+                                optional=shown))
+            return "asked"
+        return "camera"
+
+    def _open(self, question: Question) -> None:
+        key = self._question_key(question)
+        for q in self.questions.values():
+            if self._question_key(q) == key:
+                return
+        question.id = self._next_id
+        self._next_id += 1
+        if question.shown:
+            self._shown.add(question.n)
+        self._asked.setdefault(question.n, set()).add(question.kind)
+        self.questions[question.id] = question
+        self._emit("question", **self.public_question(question))
+
+    def _question_key(self, q: Question) -> str:
+        return json.dumps([q.kind, q.player, q.n, [a.to_json() for a in q.options],
+                           [state_key(c.state) for c in q.candidates]], sort_keys=True)
+
+    def public_question(self, q: Question) -> dict[str, Any]:
+        """A question as the shared screen may show it: a private one names only its player."""
+        who = self.names[q.player] if q.player is not None else None
+        out: dict[str, Any] = {"id": q.id, "kind": q.kind, "player": who, "n": q.n,
+                               "optional": q.optional, "prompt": self.prompt(q)}
+        if q.kind == "choose":
+            out["candidates"] = [
+                {"steps": [public_step_text(c.state, s) for s in c.steps],
+                 "board": c.state.camera_board(),
+                 "differ": [cell_name(i) for i in range(25)
+                            if c.board[i] != self.expected()[i]]}
+                for c in q.candidates]
+        elif q.kind == "enter":
+            out["options"] = [{"index": i, "text": str(a), "action": a.to_json()}
+                              for i, a in enumerate(q.options)]
+        return out
+
+    def private_options(self, question_id: int) -> list[dict[str, Any]]:
+        """The options of a private question, for its player's eyes only (behind the cover)."""
+        q = self.questions[question_id]
+        return [{"index": i, "text": str(a), "action": a.to_json()}
+                for i, a in enumerate(q.options)]
+
+    def prompt(self, q: Question) -> str:
+        who = self.names[q.player] if q.player is not None else "Table"
+        if q.kind == "choose":
+            return "The board fits more than one step: which happened?"
+        if q.kind == "private":
+            return f"Pass the screen to {who}: {who} enters a hidden choice"
+        first = q.options[0] if q.options else None
+        kind = first.kind if first is not None else ""
+        what = {
+            "bid": "which coin did you take: one from the offer, or a blind draw?",
+            "claim": "which grocery list did you take?", "store": "which 4 tokens do you store?",
+            "pass": "do you pass?", "draw": "which token came out of the bag?",
+            "arrange": "which grocery lists lie along this side, in order?",
+            "pile": "which recipes make this pile?", "cook": "cook, or end your turn?",
+            "end": "cook, or end your turn?", "claim-area": "which territory do you claim?",
+            "conflict": "which conflict area do you choose?", "discard": "which ingredient "
+            "do you discard?", "move-paw": "which paw do you move?", "place":
+            "which spare grocery list do you take?", "sell": "which ingredient do you sell?",
+        }.get(kind, "what happened?")
+        return f"{who}: {what}"
+
+    # --- answers ---------------------------------------------------------------------------
+    def answer(self, question_id: int, choice: int | Action, *, seat: str | None = None) -> None:
+        """Answer a question: an option's index (or the action itself), or for ``choose`` the
+        index of the candidate.
+
+        :raises AnswerError: if there is no such open question or option.
+        """
+        q = self.questions.get(question_id)
+        if q is None:
+            raise AnswerError(f"question {question_id} is not open (answered, or the game "
+                              "moved on)")
+        if q.kind == "choose":
+            candidate = self._candidate(q, choice)
+            del self.questions[question_id]
+            self._asked.setdefault(q.n, set()).add("choose")
+            self._apply_steps(candidate.steps, "answer", frame=self._last_frame)
+            self._after_answer()
+            return
+        action = q.options[choice] if isinstance(choice, int) else choice
+        if isinstance(choice, int) and not 0 <= choice < len(q.options):
+            raise AnswerError(f"question {question_id} has options 0-{len(q.options) - 1}")
+        if action not in q.options:
+            raise AnswerError(f"{action} is not one of the options of question {question_id}")
+        del self.questions[question_id]
+        try:
+            sealed = self.state.current_player() == SIMULTANEOUS
+            self._apply(action, q.player if sealed else None, "answer", frame=self._last_frame)
+        except IllegalMoveError as exc:
+            raise AnswerError(str(exc)) from exc
+        self._after_answer()
+
+    def _candidate(self, q: Question, choice: int | Action) -> Path:
+        if isinstance(choice, int):
+            if not 0 <= choice < len(q.candidates):
+                raise AnswerError(f"question {q.id} has candidates 0-{len(q.candidates) - 1}")
+            return q.candidates[choice]
+        for c in q.candidates:
+            if choice in [s.action for s in c.steps]:
+                return c
+        raise AnswerError(f"{choice} is not one of the candidates of question {q.id}")
+
+    def _after_answer(self) -> None:
+        self.questions = {}
+        self._advance("answer")
+        if not self._explained and not self.questions:
+            self._explain()
+        elif not self._explained and all(q.optional for q in self.questions.values()):
+            self._explain()
+
+    # --- state and warnings ------------------------------------------------------------------
+    def _warn(self, cells: list[int]) -> None:
+        expected = self.expected()
+        seen = self.last_seen or [None] * 25
+        detail = explain_cells(expected, seen, cells)
+        warning = {"text": "the board matches no legal step", "cells": [cell_name(i)
+                                                                          for i in cells],
+                   "differences": detail, "allowed": self.allowed()}
+        if warning != self.warning:
+            self.warning = warning
+            if self.journal is not None and self.game_id is not None and self._last_frame:
+                self.journal._keep_frame(self.game_id, len(self.state.log), "mismatch",
+                                         self._last_frame)
+            self._emit("warning", **warning)
+
+    def allowed(self) -> str:
+        """What the rules allow now, in a sentence."""
+        state = self.state
+        actor = state.current_player()
+        if actor == TERMINAL:
+            return "nothing: the game is over"
+        if actor == SIMULTANEOUS:
+            return "every player chooses a coin behind the screen"
+        if actor == CHANCE:
+            return "a draw from the bag"
+        options = state.legal_actions()
+        texts = [str(a) for a in options[:8]]
+        more = f" (and {len(options) - 8} more)" if len(options) > 8 else ""
+        return f"{self.names[actor]} may: " + "; ".join(texts) + more
+
+    def _set_waiting(self, text: str) -> None:
+        if text != self.waiting:
+            self.waiting = text
+            self._emit("state", **self.status())
+
+    def _announce(self) -> None:
+        self._set_waiting(self.waiting_text())
+
+    def waiting_text(self) -> str:
+        """What the referee waits for, in a sentence ('black: move your shopper')."""
+        state = self.state
+        if state.is_terminal():
+            return "the game is over"
+        if self.questions:
+            q = next(iter(self.questions.values()))
+            return self.prompt(q)
+        lag = self._lag()
+        if lag:
+            expected = self.expected()
+            cells = sorted(lag)[:4]
+            fixes = "; ".join(f"{cell_name(i)} to show {describe(expected[i])}" for i in cells)
+            return f"put the board as the game has it: {fixes}"
+        actor = state.current_player()
+        if actor == CHANCE:
+            return "fill the board from the bag"
+        kinds = {a.kind for a in state.legal_actions()}
+        verb = next((_WAITS[k] for k in ("move", "place", "buy", "place-cat", "shop",
+                                          "take-ingredient", "swap-ingredient", "swap-cat",
+                                          "feed") if k in kinds), "play")
+        return f"{self.names[actor]}: {verb}"
+
+    def status(self) -> dict[str, Any]:
+        state = self.state
+        return {"n": len(state.log), "waiting": self.waiting,
+                "board": state.camera_board(), "warning": self.warning,
+                "questions": [self.public_question(q) for q in self.questions.values()]}
+
+    def _finish(self) -> None:
+        summary = final_summary(self.state)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.finish(self.game_id, summary)
+        self.questions = {}
+        self.waiting = "the game is over"
+        self._emit("game_over", **summary)
+
+
+def public_step_text(state: GameState, step: Step) -> str:
+    """A step as everyone may read it."""
+    if step.player is not None:
+        return "a hidden choice"
+    return str(step.action)

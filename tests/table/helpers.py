@@ -1,0 +1,86 @@
+"""Recorded games and perfect readings for the referee's tests."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+from typing import Any
+
+from companion.cli import play_auto
+from companion.rules import find_game
+from companion.table.answers import ScriptedTable
+from companion.table.board import board_keys
+from companion.table.session import Event, RefereeSession
+
+
+def record(game: str, players: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A seeded random game as `companion play ... --auto --json` prints it."""
+    state = find_game(game).new(players, seed)
+    out = io.StringIO()
+    play_auto(state, seed, as_json=True, out=out)
+    lines = [json.loads(line) for line in out.getvalue().splitlines()]
+    return lines[:-1], lines[-1]
+
+
+def answer_open(session: RefereeSession, table: ScriptedTable) -> None:
+    """Let the scripted table answer every open question it has an answer to."""
+    for _ in range(500):
+        for q in list(session.questions.values()):
+            choice = table.answer(session.state, q)
+            if choice is not None:
+                session.answer(q.id, choice)
+                break
+        else:
+            return
+
+
+def referee_perfect(game: str, players: int, seed: int, *, together: int = 2,
+                    tamper: int | None = None) -> tuple[RefereeSession, list[Event], list[dict],
+                                                         dict]:
+    """Referee a recorded game from perfect readings of its boards; up to ``together`` steps
+    are shown at once (players who do not wait). ``tamper``: after that many readings, show the
+    board with a token moved illegally, then put it back."""
+    steps, final = record(game, players, seed)
+    session = RefereeSession.start(game, players, seed=seed)
+    table = ScriptedTable(steps)
+    seated = [session.state.player_name(p) for p in range(players)]
+    events: list[Event] = []
+    session.subscribe(events.append)
+    session.begin()
+    answer_open(session, table)
+    rng = random.Random(seed)
+    last = None
+    i = shown = 0
+    while i < len(steps) and not session.state.is_terminal():
+        i = min(len(steps), i + rng.randint(1, together))
+        keys = board_keys(steps[i - 1]["board"], seated)
+        if keys == last:
+            continue
+        last = keys
+        shown += 1
+        if tamper is not None and shown == tamper:
+            moved = list(keys)
+            full = [k for k in range(25) if moved[k] and moved[k] != "empty"]
+            a, b = full[0], full[-1]
+            moved[a], moved[b] = moved[b], moved[a]
+            session.observe(moved)
+            answer_open(session, table)
+        session.observe(keys)
+        answer_open(session, table)
+    return session, events, steps, final
+
+
+def camera_share(events: list[Event]) -> tuple[int, int]:
+    """(steps that changed the board decided by the camera alone, steps that changed it)."""
+    changed = by_camera = 0
+    before = None
+    for e in events:
+        if e.kind != "step":
+            continue
+        board = e.data["board"]
+        if before is not None and board != before:
+            changed += 1
+            by_camera += e.data["decided_by"] == "camera"
+        before = board
+    return by_camera, changed

@@ -1,0 +1,81 @@
+"""The referee's inference on perfect readings: whole recorded games, every mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.rules import find_game
+from companion.table.board import board_keys
+from companion.table.infer import explain
+from tests.table.helpers import camera_share, record, referee_perfect
+
+GAMES = [(g, p, s) for g in ("food-alley/shopper", "food-alley/sambal", "food-alley/stray")
+         for p, s in ((2, 4), (4, 2))]
+
+
+@pytest.mark.parametrize("game,players,seed", GAMES)
+def test_recorded_game_ends_with_the_recorded_result(game, players, seed):
+    session, events, steps, final = referee_perfect(game, players, seed)
+    over = [e for e in events if e.kind == "game_over"]
+    assert over, f"stuck at step {len(session.state.log)}: {session.waiting}"
+    assert over[0].data["scores"] == final["scores"]
+    assert over[0].data["ranking"] == final["ranking"]
+    assert over[0].data.get("tokens") == final.get("tokens")
+    assert not [e for e in events if e.kind == "warning" and not e.data.get("cleared")]
+
+
+@pytest.mark.parametrize("game,players,seed", [g for g in GAMES if "stray" not in g[0]])
+def test_camera_decides_nine_in_ten_board_changes(game, players, seed):
+    _, events, _, _ = referee_perfect(game, players, seed)
+    by_camera, changed = camera_share(events)
+    assert by_camera >= 0.9 * changed, (by_camera, changed)
+
+
+def test_every_applied_step_is_a_recorded_one_or_leads_to_the_same_position():
+    session, events, steps, _ = referee_perfect("food-alley/shopper", 2, 6)
+    replay = find_game("food-alley/shopper").new(2, 6)
+    for entry, recorded in zip(session.state.log, steps, strict=False):
+        if entry["action"] != recorded["move"]:  # a shop declared by another trait
+            assert entry["action"]["type"] == recorded["move"]["type"] == "shop"
+            assert entry["action"]["take"] == recorded["move"]["take"]
+        replay.apply_action(replay.codec.decode(recorded["move"]))
+
+
+def test_tampered_board_warns_and_the_game_still_ends_right():
+    session, events, _, final = referee_perfect("food-alley/sambal", 2, 4, tamper=30)
+    warnings = [e for e in events if e.kind == "warning" and not e.data.get("cleared")]
+    assert len(warnings) == 1
+    assert warnings[0].data["text"] == "the board matches no legal step"
+    # the two swapped cells are named (with any legal change shown in the same frame)
+    assert {"a1", "e5"} <= set(warnings[0].data["cells"])
+    assert "the game has" in warnings[0].data["differences"][0]
+    over = [e for e in events if e.kind == "game_over"]
+    assert over and over[0].data["scores"] == final["scores"]
+
+
+def test_a_move_under_a_hand_is_applied_only_when_the_board_shows_it():
+    steps, _ = record("food-alley/shopper", 2, 6)
+    move = next(k for k, s in enumerate(steps) if s["move"]["type"] == "move")
+    state = find_game("food-alley/shopper").new(2, 6)
+    for s in steps[:move]:
+        state.apply_action(state.codec.decode(s["move"]))
+    seated = [state.player_name(p) for p in range(2)]
+    seen = board_keys(steps[move]["board"], seated)
+    assert explain(state, seen).outcome == "apply"
+    path = state.codec.decode(steps[move]["move"]).path  # type: ignore[attr-defined]
+    seen[path[-1]] = None  # a hand over the cell the shopper went to: told by elimination
+    assert explain(state, seen).outcome == "apply"
+    seen[path[0]] = None  # and over the cell it left: the board shows nothing of the move
+    assert explain(state, seen).outcome == "same"
+
+
+def test_private_steps_never_show_in_step_events():
+    _, events, steps, _ = referee_perfect("food-alley/stray", 2, 4)
+    placed = [e for e in events if e.kind == "step" and e.data["move"].get("type") == "hidden"]
+    assert placed, "cats placed face down are private steps"
+    for e in placed:
+        assert "cat " not in e.data["text"] or "face down" in e.data["text"]
+        assert not any(ch.isdigit() for ch in e.data["text"].split("on")[0])
+    for e in events:
+        if e.kind == "question" and e.data["kind"] == "private":
+            assert "options" not in e.data
