@@ -221,6 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "companion/vision/tone.py)")
     train.add_argument("--workers", type=int, default=2)
     train.set_defaults(func=_cmd_train)
+    from companion.table.cli import add_parser as add_referee
+
+    add_referee(sub, game_names())
     render = sub.add_parser("render", help="render camera-like scenes with their truth")
     render.add_argument("--out", required=True)
     render.add_argument("--count", type=int, default=30)

@@ -32,11 +32,13 @@ from typing import Any
 from companion.rules.protocol import CHANCE, SIMULTANEOUS, TERMINAL, Action, GameState
 from companion.table.board import Keys, board_keys
 
-MAX_EXPANSIONS = 3000  # states whose options are tried, per reading
+MAX_EXPANSIONS = 800  # states whose options are tried, per reading
 MAX_DECISIONS = 8  # player decisions in one explained sequence
 MAX_STEPS = 60  # steps in one explained sequence (setup fills 25 cells by chance steps)
 MAX_RESULTS = 40  # explanations kept; past that the reading is too unclear to act on
 SHOWN_PROBES = 12  # options followed of a step the board shows, not all of it (a cat's value)
+MAX_GUESSES = 12  # guessed outcomes along one probe (the setup draws beside the board)
+MAX_HIDDEN_DECISIONS = 1  # players' hidden decisions guessed along one probe (turns ended)
 PROBES = 2  # hidden options followed, where a step mixes them with options the board shows
 DEBT_STEPS = 6  # a cell a step turned into something the reading contradicts must be put
 # right within this many further steps (a shop empties cells the cats then fill)
@@ -50,6 +52,7 @@ class Step:
     action: Action
     player: int | None = None
     visible: bool = True
+    chance: bool = False
 
 
 @dataclass
@@ -81,6 +84,8 @@ class Path:
     mismatch: frozenset[int] = frozenset()
     guessed_at: int | None = None  # a probe: the step where a hidden option was guessed
     guess_shown: bool = False  # ... of a step the board shows, only not all of it
+    guesses: int = 0  # hidden outcomes guessed along the path (draws beside the board, ...)
+    guessed_decisions: int = 0  # of them, players' hidden decisions (a bid, a store)
 
 
 @dataclass
@@ -196,7 +201,7 @@ class Explainer:
                     self.overflow = True
                     break
                 continue
-            decisions = sum(1 for s in path.steps if s.player is None and s.visible)
+            decisions = sum(1 for s in path.steps if s.visible and not s.chance)
             if len(path.steps) >= MAX_STEPS or decisions > MAX_DECISIONS:
                 continue
             if self.expansions >= MAX_EXPANSIONS:
@@ -212,15 +217,13 @@ class Explainer:
             if kind in ("sealed", "hidden-chance"):
                 if path.guessed_at is None:
                     blocks.append(self._blocked(path, wrong, _hidden_question(state, n)))
-                    if kind == "hidden-chance":  # probe with one outcome: what follows?
-                        child = state.clone()
-                        child.apply_action(child.sample_chance())
-                        stack.append(Path([*path.steps, Step(child.log[-1] and
-                                                             state.codec.decode(
-                                                                 child.log[-1]["action"]),
-                                                             None, False)],
-                                          child, path.board, dict(path.debts),
-                                          guessed_at=len(path.steps)))
+                if kind == "hidden-chance" and path.guesses < MAX_GUESSES:
+                    # probe with one outcome: could what follows show this board?
+                    child = state.clone()
+                    outcome = child.sample_chance()
+                    child.apply_action(outcome)
+                    stack.append(self._guess(path, Step(outcome, None, False, True), child,
+                                             path.board, path.debts))
                 continue
             is_chance = actor == CHANCE
             hidden: dict[str, list[tuple[Action, GameState]]] = {}
@@ -235,20 +238,22 @@ class Explainer:
                 if len(hidden) == 1 and not shown:  # the rules leave one outcome: go on
                     action, child = next(iter(hidden.values()))[0]
                     stack.append(Path([*path.steps, Step(action, None, False)], child,
-                                      path.board, dict(path.debts), guessed_at=path.guessed_at))
+                                      path.board, dict(path.debts), guessed_at=path.guessed_at,
+                                      guess_shown=path.guess_shown, guesses=path.guesses,
+                                      guessed_decisions=path.guessed_decisions))
                 else:
                     options = [group[0][0] for group in hidden.values()]
                     if path.guessed_at is None:
                         blocks.append(self._blocked(path, wrong, Question(
                             _entry_kind(state, options[0]), _who(state), n, options,
                             optional=bool(shown))))
-                    if path.guessed_at is None and not is_chance:
+                    if not is_chance and path.guessed_decisions < MAX_HIDDEN_DECISIONS:
                         # probe: could a hidden option, and what follows, show this board too?
-                        for group in list(hidden.values())[:PROBES]:
+                        reps = PROBES if not path.guessed_decisions else 1
+                        for group in list(hidden.values())[:reps]:
                             action, child = group[0]
-                            stack.append(Path([*path.steps, Step(action, None, False)], child,
-                                              path.board, dict(path.debts),
-                                              guessed_at=len(path.steps)))
+                            stack.append(self._guess(path, Step(action, None, False), child,
+                                                     path.board, path.debts, decision=True))
             if is_chance:
                 shown = self._read_outcomes(path.board, shown, path, wrong, n)
                 stack += self._probes
@@ -263,20 +268,21 @@ class Explainer:
                 states = {state_key(child): (a, child) for a, child in group}
                 if len(states) > 1:  # the board shows the step, not all of it: ask the rest
                     options = [a for a, _ in states.values()]
-                    if path.guessed_at is not None:  # a probe that shows this board too
-                        if not self.mismatch(board):
-                            fits.append(Path(path.steps, path.state, board, debts,
-                                             guessed_at=path.guessed_at))
-                        continue
-                    blocks.append(self._blocked(path, wrong, Question(
-                        _entry_kind(state, options[0]), _who(state), n, options, shown=True)))
-                    for action, child in list(states.values())[:SHOWN_PROBES]:
-                        # probe each: a later reveal on the board may tell them apart
-                        stack.append(Path([*path.steps, Step(action, None, True)], child, board,
-                                          debts, guessed_at=len(path.steps), guess_shown=True))
+                    if path.guessed_at is None:
+                        blocks.append(self._blocked(path, wrong, Question(
+                            _entry_kind(state, options[0]), _who(state), n, options,
+                            shown=True)))
+                    if path.guesses < MAX_GUESSES:
+                        for action, child in list(states.values())[:SHOWN_PROBES]:
+                            # probe each: a later reveal on the board may tell them apart
+                            stack.append(self._guess(path, Step(action, None, True), child,
+                                                     board, debts, shown=True))
                     continue
                 action, child = group[0]
-                stack.append(Path([*path.steps, Step(action, None, True)], child, board, debts))
+                stack.append(Path([*path.steps, Step(action, None, True, is_chance)], child,
+                                  board, debts, guessed_at=path.guessed_at,
+                                  guess_shown=path.guess_shown, guesses=path.guesses,
+                                  guessed_decisions=path.guessed_decisions))
         return fits, blocks
 
     def _read_outcomes(self, before: Keys, shown: dict[tuple[Any, ...], list[Any]], path: Path,
@@ -297,16 +303,27 @@ class Explainer:
                 unseen += group
             elif all(same_item(board_t[i], self.seen[i]) for i in known):  # type: ignore[arg-type]
                 kept[board_t] = group
+        if not kept and not unseen:  # something covers the outcome (a cat put on the token)
+            unseen = [item for group in shown.values() for item in group]
         if not kept and unseen and len(unseen) > 1 and path.guessed_at is None:
             state = path.state
             self._pending_blocks.append(self._blocked(path, wrong, Question(
                 _entry_kind(state, unseen[0][0]), _who(state), n, [a for a, _ in unseen])))
             action, child = unseen[0]  # probe: one outcome, and what follows
-            self._probes.append(Path([*path.steps, Step(action, None, True)], child,
-                                     self.board(child), dict(path.debts),
-                                     guessed_at=len(path.steps)))
+            self._probes.append(self._guess(path, Step(action, None, True), child,
+                                            self.board(child), path.debts))
         return kept
 
+
+    def _guess(self, path: Path, step: Step, child: GameState, board: Keys,
+               debts: dict[int, int], *, shown: bool = False, decision: bool = False) -> Path:
+        """A probe path: ``step`` is one guessed option of several the board cannot tell."""
+        first = path.guessed_at is None
+        return Path([*path.steps, step], child, board, dict(debts),
+                    guessed_at=len(path.steps) if first else path.guessed_at,
+                    guess_shown=shown if first else path.guess_shown and shown,
+                    guesses=path.guesses + 1,
+                    guessed_decisions=path.guessed_decisions + decision)
 
     def _turns_away(self, before: Keys, after: Keys) -> bool:
         """The step changes a cell that the reading still shows as it was."""
@@ -377,6 +394,9 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
         return Inference("unclear")
     probes = [f for f in fits if f.guessed_at is not None]
     fits = [f for f in fits if f.guessed_at is None]
+    if fits:  # what the board shows outweighs explanations that add more than one hidden
+        shortest = min(len(f.steps) for f in fits)  # step to it (a whole round of passes)
+        probes = [p for p in probes if len(p.steps) <= shortest + 1]
     if fits:
         groups: dict[str, list[Path]] = {}
         for path in fits:
@@ -414,9 +434,35 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
         return Inference("ask", base.steps, Question(
             first.kind, first.player, first.n, options, shown=any(q.shown for q in asked),
             optional=all(q.optional for q in asked)))
-    if any(not b.steps for b in blocks):  # a question is open here: wait for its answer
-        return Inference("unclear", cells=sorted(finder.mismatch(finder.root_board)))
-    return Inference("mismatch", cells=sorted(finder.mismatch(finder.root_board)))
+    if not blocks:
+        return Inference("mismatch", cells=sorted(finder.mismatch(finder.root_board)))
+    # explanations that stop at a step the camera cannot see (an answer is needed to go on):
+    # only those whose steps the board shows as they left it (a cell a step changed shows
+    # what that step put there); of those, the ones that leave less of the board unexplained
+    # win; apply what they share, then ask
+    blocks = [b for b in blocks if not b.debts]
+    if not blocks:
+        return Inference("mismatch", cells=sorted(finder.mismatch(finder.root_board)))
+    blocks = [b for b in blocks if not any(o.mismatch < b.mismatch for o in blocks)]
+    common = _common_prefix([b.steps for b in blocks])
+    at_common = [b for b in blocks if len(b.steps) == common]
+    if at_common and len({state_key(x.state) for x in at_common}) == 1:
+        questions = [b.question for b in at_common if b.question is not None]
+        options: list[Action] = []
+        for q in questions:
+            options += [a for a in q.options if a not in options]
+        first = questions[0]
+        return Inference("ask", at_common[0].steps[:common], Question(
+            first.kind, first.player, first.n, options, shown=any(q.shown for q in questions),
+            optional=all(q.optional for q in questions)))
+    ahead: dict[str, Path] = {}
+    for b in blocks:
+        if len(b.steps) > common:
+            prefix = _replay(state, b.steps[:common + 1])
+            ahead.setdefault(state_key(prefix.state), prefix)
+    if len(ahead) == 1:
+        return Inference("apply", next(iter(ahead.values())).steps)
+    return _choose(state, list(ahead.values()))
 
 
 def _question_at(state: GameState, n: int) -> Question:

@@ -52,6 +52,7 @@ def referee_perfect(game: str, players: int, seed: int, *, together: int = 2,
     rng = random.Random(seed)
     last = None
     i = shown = 0
+    last_shown = None
     while i < len(steps) and not session.state.is_terminal():
         i = min(len(steps), i + rng.randint(1, together))
         keys = board_keys(steps[i - 1]["board"], seated)
@@ -59,13 +60,16 @@ def referee_perfect(game: str, players: int, seed: int, *, together: int = 2,
             continue
         last = keys
         shown += 1
-        if tamper is not None and shown == tamper:
-            moved = list(keys)
+        if tamper is not None and shown == tamper and last_shown is not None:
+            moved = list(last_shown)  # while the table waits: a token moved, then put back
             full = [k for k in range(25) if moved[k] and moved[k] != "empty"]
             a, b = full[0], full[-1]
             moved[a], moved[b] = moved[b], moved[a]
             session.observe(moved)
             answer_open(session, table)
+            session.observe(last_shown)
+            answer_open(session, table)
+        last_shown = keys
         session.observe(keys)
         answer_open(session, table)
     return session, events, steps, final

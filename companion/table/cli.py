@@ -1,0 +1,187 @@
+"""``companion referee``: the session on a frame source, in the terminal (or scripted)."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from companion.rules.protocol import RulesError
+from companion.table.answers import RecordingError, ScriptedTable, load_record
+from companion.table.journal import Journal, JournalError, default_data_dir
+from companion.table.session import AnswerError, Event, RefereeSession
+from companion.table.settle import Settler
+from companion.table.sources import SourceError, open_source
+
+
+def _printer(as_json: bool, out: TextIO) -> Any:
+    def show(event: Event) -> None:
+        d = event.data
+        if event.kind == "step":
+            if as_json:
+                out.write(json.dumps({k: d[k] for k in ("n", "player", "move", "text", "board",
+                                                         "decided_by", "asked")}) + "\n")
+            else:
+                out.write(f"{d['n']:4d} [{d['decided_by']}] {d['text']}\n")
+        elif event.kind == "warning" and not d.get("cleared"):
+            if as_json:
+                out.write(json.dumps({"warning": d["text"], "cells": d["cells"],
+                                      "differences": d["differences"],
+                                      "allowed": d["allowed"]}) + "\n")
+            else:
+                out.write(f"  ! {d['text']}: " + "; ".join(d["differences"])
+                          + f"\n    the rules allow: {d['allowed']}\n"
+                          "    put the board back, or correct the record\n")
+        elif event.kind == "game_over":
+            if as_json:
+                out.write(json.dumps(d) + "\n")
+            else:
+                out.write(f"\nGame over: {d.get('end')}\nWinners: {', '.join(d['winners'])}\n")
+        out.flush()
+    return show
+
+
+def _ask_terminal(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
+    """Put each open question on the terminal; a private one behind a cleared screen, its
+    input hidden."""
+    for q in list(session.questions.values()):
+        if q.optional:
+            continue
+        public = session.public_question(q)
+        if q.kind == "private":
+            out.write("\033[2J\033[H" + public["prompt"] + "\n")
+            options = session.private_options(q.id)
+            for o in options:
+                out.write(f"  {o['index']:3d}  {o['text']}\n")
+            answer = getpass.getpass("choice (hidden): ")
+            out.write("\033[2J\033[H")
+        else:
+            out.write(public["prompt"] + "\n")
+            shown = public.get("options") or [
+                {"index": i, "text": " then ".join(c["steps"])}
+                for i, c in enumerate(public.get("candidates", []))]
+            for o in shown:
+                out.write(f"  {o['index']:3d}  {o['text']}\n")
+            out.write("choice: ")
+            out.flush()
+            answer = inp.readline()
+        try:
+            session.answer(q.id, int(answer.strip()))
+        except (ValueError, AnswerError) as exc:
+            out.write(f"not taken ({exc}); type the number of an option\n")
+
+
+def _answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
+    for _ in range(1000):
+        for q in list(session.questions.values()):
+            choice = table.answer(session.state, q)
+            if choice is not None:
+                session.answer(q.id, choice)
+                break
+        else:
+            return
+
+
+def run_referee(args: argparse.Namespace) -> int:
+    from companion.vision.locate import VisionError
+    from companion.vision.reader import BoardReader
+
+    out = sys.stdout
+    try:
+        journal = Journal(Path(args.data) if args.data else default_data_dir())
+    except JournalError as exc:
+        print(f"companion referee: {exc}", file=sys.stderr)
+        return 2
+    table = None
+    if args.answers:
+        try:
+            steps, _ = load_record(Path(args.answers))
+        except RecordingError as exc:
+            print(f"companion referee: {exc}", file=sys.stderr)
+            return 2
+        table = ScriptedTable(steps)
+    try:
+        if args.resume:
+            record = journal.unfinished(args.game)
+            if record is None:
+                print(f"companion referee: no unfinished {args.game} game in {journal.path}; "
+                      "start one without --resume", file=sys.stderr)
+                return 2
+            session = RefereeSession.resume(journal, record.id)
+        else:
+            names = [n.strip() for n in args.names.split(",")] if args.names else None
+            if names is not None and len(names) != args.players:
+                print(f"companion referee: --names gives {len(names)} names for "
+                      f"{args.players} players", file=sys.stderr)
+                return 2
+            session = RefereeSession.start(args.game, args.players, names=names,
+                                           journal=journal)
+    except (ValueError, RulesError) as exc:
+        print(f"companion referee: {exc}", file=sys.stderr)
+        return 2
+    try:
+        source = open_source(args.source, fps=args.fps)
+        reader = BoardReader()
+    except (SourceError, VisionError) as exc:
+        print(f"companion referee: {exc}", file=sys.stderr)
+        return 2
+    session.subscribe(_printer(args.json, out))
+    settler = Settler(reader, session.seated)
+
+    def answer() -> None:
+        if table is not None:
+            _answer_scripted(session, table)
+        else:
+            _ask_terminal(session, sys.stdin, out)
+
+    session.begin()
+    answer()
+    try:
+        with source:
+            for frame in source.frames():
+                if session.state.is_terminal():
+                    break
+                settled = settler.push(frame)
+                if settled is None:
+                    continue
+                session.observe(settled.keys, _jpeg(settled.frame.image))
+                answer()
+    except (SourceError, KeyboardInterrupt) as exc:
+        print(f"companion referee: stopped ({exc or 'interrupted'}); the game is kept in "
+              f"{journal.path}: go on with --resume", file=sys.stderr)
+        return 1
+    if session.state.is_terminal():
+        return 0
+    print(f"companion referee: the frames ran out at step {len(session.state.log)} "
+          f"({session.waiting}); the game is kept in {journal.path}: go on with --resume",
+          file=sys.stderr)
+    return 1
+
+
+def _jpeg(image: Any) -> bytes:
+    import cv2
+
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return buf.tobytes() if ok else b""
+
+
+def add_parser(sub: Any, game_names: list[str]) -> None:
+    ref = sub.add_parser("referee", help="referee a game at the table from a camera")
+    ref.add_argument("game", help=f"one of: {', '.join(game_names)}")
+    ref.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
+    ref.add_argument("--names", help="player names, comma-separated, in seat order (default: "
+                     "their colours)")
+    ref.add_argument("--source", default="camera", help="camera, webcam:N, frames:DIR or "
+                     "video:FILE (default camera)")
+    ref.add_argument("--fps", type=float, default=5.0, help="frames a second of a frames:DIR "
+                     "folder (default 5)")
+    ref.add_argument("--answers", help="a recorded game (companion play ... --json) that "
+                     "answers the referee's questions")
+    ref.add_argument("--data", help="the data directory holding the journal (default "
+                     "$XDG_DATA_HOME/food-alley-companion)")
+    ref.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
+    ref.add_argument("--json", action="store_true", help="one JSON object per applied step")
+    ref.set_defaults(func=run_referee)

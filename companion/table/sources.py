@@ -1,0 +1,214 @@
+"""Frame sources: the Pi camera, a USB webcam, a folder of frames, a video file.
+
+Every frame carries its timestamp (seconds). ``open_source("camera" | "webcam:N" |
+"webcam:/dev/videoN" | "frames:DIR" | "video:FILE")`` picks one. picamera2 comes from the Pi's
+apt (``python3-picamera2``), never from pip: it is imported only when the camera is opened.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+class SourceError(RuntimeError):
+    """A frame source that cannot be opened or read."""
+
+
+@dataclass
+class Frame:
+    image: np.ndarray  # BGR
+    t: float  # seconds: sensor time, position in the video, or index / fps
+    index: int
+    small: np.ndarray | None = None  # a low-resolution grey copy, where the source has one
+
+
+class FrameSource:
+    """Frames in order; ``frame_after(t)`` for a frame taken after a moment (a settle)."""
+
+    def frames(self) -> Iterator[Frame]:
+        raise NotImplementedError
+
+    def frame_after(self, t: float) -> Frame | None:
+        for frame in self.frames():
+            if frame.t > t:
+                return frame
+        return None
+
+    def close(self) -> None:
+        """Release the device or file."""
+
+    def __enter__(self) -> FrameSource:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class FolderSource(FrameSource):
+    """Image files of a folder in name order, ``fps`` a second (``realtime``: paced so)."""
+
+    def __init__(self, folder: Path, fps: float = 5.0, *, realtime: bool = False) -> None:
+        if not folder.is_dir():
+            raise SourceError(f"frames:{folder}: no such folder")
+        self.files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise SourceError(f"frames:{folder}: no .jpg or .png frames in the folder")
+        if fps <= 0:
+            raise SourceError(f"--fps must be more than 0, not {fps}")
+        self.fps, self.realtime = fps, realtime
+        self.position = 0
+
+    def frames(self) -> Iterator[Frame]:
+        start = time.monotonic()
+        while self.position < len(self.files):
+            i = self.position
+            self.position += 1
+            image = cv2.imread(str(self.files[i]), cv2.IMREAD_COLOR)
+            if image is None:
+                raise SourceError(f"{self.files[i]}: not a readable image (corrupt?)")
+            t = i / self.fps
+            if self.realtime:
+                time.sleep(max(0.0, start + t - time.monotonic()))
+            yield Frame(image, t, i)
+
+    def skip_to(self, t: float) -> None:
+        """Go on from the first frame after ``t`` (resuming a recording)."""
+        self.position = min(len(self.files), int(t * self.fps) + 1)
+
+
+class VideoSource(FrameSource):
+    """A video file, read frame by frame; the timestamp is the position in the video."""
+
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise SourceError(f"video:{path}: no such file")
+        self.capture = cv2.VideoCapture(str(path))
+        if not self.capture.isOpened():
+            raise SourceError(f"video:{path}: not a video OpenCV can read")
+        self.fps = self.capture.get(cv2.CAP_PROP_FPS) or 25.0
+        self.index = 0
+
+    def frames(self) -> Iterator[Frame]:
+        while True:
+            ok, image = self.capture.read()
+            if not ok:
+                return
+            i = self.index
+            self.index += 1
+            yield Frame(image, i / self.fps, i)
+
+    def close(self) -> None:
+        self.capture.release()
+
+
+class WebcamSource(FrameSource):
+    """A USB webcam through OpenCV (an index or a device path)."""
+
+    def __init__(self, device: int | str, size: tuple[int, int] = (1920, 1080)) -> None:
+        self.capture = cv2.VideoCapture(device)
+        if not self.capture.isOpened():
+            raise SourceError(f"webcam:{device}: cannot open the camera (is it plugged in, and "
+                              "is the user in the video group?)")
+        self.capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+        self.capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
+        self.index = 0
+
+    def frames(self) -> Iterator[Frame]:
+        while True:
+            ok, image = self.capture.read()
+            if not ok:
+                raise SourceError("the webcam stopped sending frames (unplugged?)")
+            self.index += 1
+            yield Frame(image, time.monotonic(), self.index - 1)
+
+    def close(self) -> None:
+        self.capture.release()
+
+
+class PiCameraSource(FrameSource):
+    """The Pi camera through picamera2: the main stream for the reader, a low-resolution
+    stream for motion. Timestamps are the sensor's, so a frame taken after a moment can be told
+    from an older one that the camera's queue still held."""
+
+    def __init__(self, size: tuple[int, int] = (1920, 1080), lores: tuple[int, int] = (320, 240),
+                 module: Any = None) -> None:
+        if module is None:
+            try:
+                import picamera2 as module  # type: ignore[import-not-found,no-redef]
+            except ImportError as exc:
+                raise SourceError("the Pi camera needs picamera2 from the Pi's apt: sudo apt "
+                                  "install python3-picamera2 (not from pip); or use --source "
+                                  "webcam:0") from exc
+        try:
+            self.camera = module.Picamera2()
+            config = self.camera.create_video_configuration(
+                main={"size": size, "format": "RGB888"},
+                lores={"size": lores, "format": "YUV420"})
+            self.camera.configure(config)
+            self.camera.start()
+        except Exception as exc:  # libcamera raises its own types
+            raise SourceError(f"the Pi camera cannot be started ({exc}): is it connected and "
+                              "enabled?") from exc
+        self.lores_height = lores[1]
+        self.index = 0
+
+    def _capture(self) -> Frame:
+        request = self.camera.capture_request()
+        try:
+            image = request.make_array("main")
+            yuv = request.make_array("lores")
+            t = float(request.get_metadata().get("SensorTimestamp", 0)) / 1e9
+        finally:
+            request.release()
+        self.index += 1
+        small = np.ascontiguousarray(yuv[:self.lores_height])
+        return Frame(np.ascontiguousarray(image), t, self.index - 1, small)
+
+    def frames(self) -> Iterator[Frame]:
+        while True:
+            yield self._capture()
+
+    def frame_after(self, t: float) -> Frame | None:
+        """A frame whose exposure began after ``t``: picamera2 may hand back an older one."""
+        for _ in range(30):
+            frame = self._capture()
+            if frame.t > t:
+                return frame
+        return None
+
+    def close(self) -> None:
+        try:
+            self.camera.stop()
+            self.camera.close()
+        except Exception:  # noqa: BLE001 - closing a camera that failed is best effort
+            pass
+
+
+def open_source(spec: str, *, fps: float = 5.0, realtime: bool = False) -> FrameSource:
+    """A source from its name on the command line.
+
+    :raises SourceError: naming what is wrong and what to do.
+    """
+    kind, _, arg = spec.partition(":")
+    if kind == "camera" and not arg:
+        return PiCameraSource()
+    if kind == "webcam":
+        device: int | str = int(arg) if arg.isdigit() else arg
+        if arg == "":
+            device = 0
+        return WebcamSource(device)
+    if kind == "frames" and arg:
+        return FolderSource(Path(arg), fps, realtime=realtime)
+    if kind == "video" and arg:
+        return VideoSource(Path(arg))
+    raise SourceError(f"unknown source {spec!r}: use camera, webcam:N, webcam:/dev/videoN, "
+                      "frames:DIR or video:FILE")
