@@ -430,6 +430,9 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
         options: list[Action] = []
         for q in asked:
             options += [a for a in q.options if a not in options]
+        # and what the explanations did there: the board could not tell them apart
+        options += [a for a in dict.fromkeys(p.steps[at].action for p in every
+                                             if len(p.steps) > at) if a not in options]
         first = asked[0]
         return Inference("ask", base.steps, Question(
             first.kind, first.player, first.n, options, shown=any(q.shown for q in asked),
@@ -440,7 +443,10 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
     # only those whose steps the board shows as they left it (a cell a step changed shows
     # what that step put there); of those, the ones that leave less of the board unexplained
     # win; apply what they share, then ask
-    blocks = [b for b in blocks if not b.debts]
+    blocks = [b for b in blocks if all(_covers(seen[i]) for i in b.debts)]
+    # a question the camera could also settle (cook or feed?) explains nothing by itself here:
+    # had it been the answer, a probe through it would have fitted
+    blocks = [b for b in blocks if b.steps or b.question is None or not b.question.optional]
     if not blocks:
         return Inference("mismatch", cells=sorted(finder.mismatch(finder.root_board)))
     blocks = [b for b in blocks if not any(o.mismatch < b.mismatch for o in blocks)]
@@ -463,6 +469,12 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
     if len(ahead) == 1:
         return Inference("apply", next(iter(ahead.values())).steps)
     return _choose(state, list(ahead.values()))
+
+
+def _covers(key: str | None) -> bool:
+    """Whether a reading shows a piece that may lie on a token put there before it (a shopper
+    on its coin, a cat on an ingredient)."""
+    return key is not None and key.split(":")[0] in ("shopper", "cat", "cat-back")
 
 
 def _question_at(state: GameState, n: int) -> Question:

@@ -27,7 +27,7 @@ from companion.vision.assets import ART_PX_PER_MM, Label, load_art
 from companion.vision.geometry import BoardGeometry, pose_from_corners, project
 from companion.vision.synth import SceneStyle, _board_pose, _camera, _composite, _hand, _table
 
-RIG_SIZE = (1280, 720)
+RIG_SIZE = (1920, 1080)
 
 
 def cell_label(cell: dict[str, Any]) -> Label:
@@ -138,8 +138,12 @@ def physical_labels(board: list[list[dict[str, Any]]]) -> list[Label]:
 
 
 def record_game(game: str, players: int, seed: int, out: Path, *, fps: float = 5.0,
-                settled_frames: int = 6, size: tuple[int, int] = RIG_SIZE) -> Recording:
-    """Play a seeded game and render it frame by frame into ``out``."""
+                settled_frames: int = 5, size: tuple[int, int] = RIG_SIZE,
+                tamper_at: int | None = None, video: bool = False) -> Recording:
+    """Play a seeded game and render it frame by frame into ``out`` (``frames/``, or with
+    ``video`` one ``recording.mp4`` whose settled frames repeat one image, to ship small).
+    ``tamper_at``: after that many settled boards, a token is moved illegally to an empty
+    cell, left there for a settled while, then put back."""
     state = find_game(game).new(players, seed)
     buffer = io.StringIO()
     play_auto(state, seed, as_json=True, out=buffer)
@@ -156,6 +160,9 @@ def record_game(game: str, players: int, seed: int, out: Path, *, fps: float = 5
     pending: list[int] = []
     for i, step in enumerate(steps):
         if step["board"] == board_before:
+            if pending and step["player"] != "all":  # the table waits for the referee's
+                groups.append(pending[-1])  # question before it goes on
+                pending = []
             continue
         board_before = step["board"]
         pending.append(i)
@@ -170,7 +177,23 @@ def record_game(game: str, players: int, seed: int, out: Path, *, fps: float = 5
     if pending:
         groups.append(pending[-1])
     count = 0
+    writer = None
+    if video:
+        writer = cv2.VideoWriter(str(out / "recording.mp4"), cv2.VideoWriter_fourcc(*"mp4v"),
+                                 fps, size)
+
+    def emit(image: np.ndarray, repeat: int = 1) -> None:
+        nonlocal count
+        for _ in range(repeat):
+            if writer is not None:
+                writer.write(image)
+            else:
+                cv2.imwrite(str(folder / f"frame-{count:05d}.jpg"), image,
+                            [cv2.IMWRITE_JPEG_QUALITY, 88])
+            count += 1
+
     shown: list[dict[str, Any]] = []
+    tampered: dict[str, Any] | None = None
     last_board = steps[0]["board"]
     nudge_at = len(groups) * 3 // 5
     for k, end in enumerate(groups):
@@ -182,19 +205,41 @@ def record_game(game: str, players: int, seed: int, out: Path, *, fps: float = 5
         labels = physical_labels(board)
         changed = [i for i in range(25)
                    if board[i // 5][i % 5] != last_board[i // 5][i % 5]] or [12]
-        for _ in range(2):  # a hand over the board while the player acts
-            image = rig.frame(labels, rng, hand_cell=int(rng.choice(changed)))
-            cv2.imwrite(str(folder / f"frame-{count:05d}.jpg"), image,
-                        [cv2.IMWRITE_JPEG_QUALITY, 88])
-            count += 1
-        for _ in range(settled_frames):
-            image = rig.frame(labels, rng)
-            cv2.imwrite(str(folder / f"frame-{count:05d}.jpg"), image,
-                        [cv2.IMWRITE_JPEG_QUALITY, 88])
-            count += 1
+        emit(rig.frame(labels, rng, hand_cell=int(rng.choice(changed))))  # a hand, acting
+        if video:
+            emit(rig.frame(labels, rng), settled_frames)
+        else:
+            for _ in range(settled_frames):
+                emit(rig.frame(labels, rng))
         shown.append({"after_step": end, "last_frame": count - 1})
         last_board = board
+        if tamper_at is not None and k == tamper_at:
+            tampered, moved = _tamper(labels)
+            tampered["after_step"] = end
+            emit(rig.frame(moved, rng, hand_cell=tampered["to"]))
+            emit(rig.frame(moved, rng), settled_frames)
+            emit(rig.frame(labels, rng, hand_cell=tampered["to"]))  # put back
+            emit(rig.frame(labels, rng), settled_frames)
+    if writer is not None:
+        writer.release()
+        folder.rmdir()
     (out / "recording.json").write_text(json.dumps(
         {"game": game, "players": players, "seed": seed, "fps": fps, "frames": count,
-         "groups": shown, "nudged_at_group": nudge_at}, indent=1) + "\n", encoding="utf-8")
+         "size": list(size), "groups": shown, "nudged_at_group": nudge_at,
+         "tampered": tampered}, indent=1) + "\n", encoding="utf-8")
     return Recording(out, count, len(steps), fps)
+
+
+def _tamper(labels: list[Label]) -> tuple[dict[str, Any], list[Label]]:
+    """A token moved from its cell to an empty one (or, on a full board, two swapped)."""
+    tokens = [i for i, lab in enumerate(labels) if lab.kind in ("ingredient", "coin")]
+    empty = [i for i, lab in enumerate(labels) if lab.kind == "empty"]
+    moved = list(labels)
+    source = tokens[len(tokens) // 2]
+    if empty:
+        target = empty[0]
+        moved[target], moved[source] = labels[source], Label("empty")
+    else:
+        target = tokens[0] if tokens[0] != source else tokens[-1]
+        moved[target], moved[source] = labels[source], labels[target]
+    return {"from": source, "to": target}, moved
