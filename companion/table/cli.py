@@ -6,6 +6,7 @@ import argparse
 import getpass
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -15,6 +16,8 @@ from companion.table.journal import Journal, JournalError, default_data_dir
 from companion.table.session import AnswerError, Event, RefereeSession
 from companion.table.settle import Settler
 from companion.table.sources import SourceError, open_source
+
+RESUME_LEAD_S = 1.0  # s before the reading of the last committed step that a recording resumes
 
 
 def _printer(as_json: bool, out: TextIO) -> Any:
@@ -139,15 +142,27 @@ def run_referee(args: argparse.Namespace) -> int:
 
     session.begin()
     answer()
+    # a recording resumed: go on from the reading that decided the last committed step (its
+    # frames are still settling there); a live camera shows the table as it is now
+    resume_from = (session.frame_t - RESUME_LEAD_S if args.resume and session.frame_t is not None
+                   and not args.source.startswith(("camera", "webcam")) else None)
+    start = first_t = None
     try:
         with source:
             for frame in source.frames():
                 if session.state.is_terminal():
                     break
+                if resume_from is not None and frame.t < resume_from:
+                    continue
+                if args.pace > 0:  # a recording played at its own pace (times --pace)
+                    if start is None:
+                        start, first_t = time.monotonic(), frame.t
+                    time.sleep(max(0.0, start + (frame.t - first_t) / args.pace
+                                   - time.monotonic()))
                 settled = settler.push(frame)
                 if settled is None:
                     continue
-                session.observe(settled.keys, _jpeg(settled.frame.image))
+                session.observe(settled.keys, _jpeg(settled.frame.image), settled.frame.t)
                 answer()
     except (SourceError, KeyboardInterrupt) as exc:
         print(f"companion referee: stopped ({exc or 'interrupted'}); the game is kept in "
@@ -178,6 +193,8 @@ def add_parser(sub: Any, game_names: list[str]) -> None:
                      "video:FILE (default camera)")
     ref.add_argument("--fps", type=float, default=5.0, help="frames a second of a frames:DIR "
                      "folder (default 5)")
+    ref.add_argument("--pace", type=float, default=0.0, help="play a recorded source at this "
+                     "many times its own speed (default 0: as fast as it can be read)")
     ref.add_argument("--answers", help="a recorded game (companion play ... --json) that "
                      "answers the referee's questions")
     ref.add_argument("--data", help="the data directory holding the journal (default "

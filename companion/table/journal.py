@@ -60,6 +60,7 @@ CREATE TABLE steps (
     entry TEXT NOT NULL,
     decided_by TEXT NOT NULL,
     asked TEXT NOT NULL,
+    frame_t REAL,
     PRIMARY KEY (game_id, n)
 );
 CREATE TABLE sealed (
@@ -203,26 +204,28 @@ class Journal:
 
     # --- steps ------------------------------------------------------------------------------
     def add_step(self, gid: int, n: int, entry: dict[str, Any], decided_by: str,
-                 asked: list[str], frame: bytes | None = None, why: str = "") -> None:
-        """One step, in one transaction (with the frame that decided it, if kept)."""
+                 asked: list[str], frame: bytes | None = None, why: str = "",
+                 frame_t: float | None = None) -> None:
+        """One step, in one transaction (with the frame that decided it, if kept, and the
+        source's time of the reading it was decided on)."""
         with self._tx():
-            self.db.execute("INSERT INTO steps VALUES (?,?,?,?,?,?)",
+            self.db.execute("INSERT INTO steps VALUES (?,?,?,?,?,?,?)",
                             (gid, n, time.time(), json.dumps(entry), decided_by,
-                             json.dumps(asked)))
+                             json.dumps(asked), frame_t))
             self.db.execute("DELETE FROM sealed WHERE game_id=? AND n<=?", (gid, n))
             if frame is not None:
                 self._keep_frame(gid, n, why or decided_by, frame)
 
     def steps(self, gid: int) -> list[dict[str, Any]]:
         rows = self.db.execute(
-            "SELECT n, entry, decided_by, asked, time FROM steps WHERE game_id=? ORDER BY n",
-            (gid,)).fetchall()
+            "SELECT n, entry, decided_by, asked, time, frame_t FROM steps WHERE game_id=? "
+            "ORDER BY n", (gid,)).fetchall()
         out = []
-        for expected, (n, entry, decided_by, asked, t) in enumerate(rows):
+        for expected, (n, entry, decided_by, asked, t, frame_t) in enumerate(rows):
             if n != expected:
                 raise JournalError(f"{self.path}: game {gid} misses step {expected}")
             out.append({"n": n, "entry": json.loads(entry), "decided_by": decided_by,
-                        "asked": json.loads(asked), "time": t})
+                        "asked": json.loads(asked), "time": t, "frame_t": frame_t})
         return out
 
     def seal(self, gid: int, n: int, seat: int, action: dict[str, Any]) -> None:
@@ -244,8 +247,9 @@ class Journal:
             self.db.execute("DELETE FROM steps WHERE game_id=? AND n>=?", (gid, n))
             now = time.time()
             for k, (entry, (by, asked)) in enumerate(zip(new_entries, decided, strict=True)):
-                self.db.execute("INSERT INTO steps VALUES (?,?,?,?,?,?)",
-                                (gid, n + k, now, json.dumps(entry), by, json.dumps(asked)))
+                self.db.execute("INSERT INTO steps VALUES (?,?,?,?,?,?,?)",
+                                (gid, n + k, now, json.dumps(entry), by, json.dumps(asked),
+                                 None))
             self.db.execute(
                 "INSERT INTO corrections (game_id, n, time, seat, old, new, dropped) "
                 "VALUES (?,?,?,?,?,?,?)",

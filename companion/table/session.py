@@ -91,6 +91,7 @@ class RefereeSession:
         self._shown: set[int] = set()  # step numbers the camera showed, a hidden part asked
         self.last_seen: Keys | None = None
         self._last_frame: bytes | None = None
+        self.frame_t: float | None = None  # the source's time of the reading being explained
         self._explained = True
         self.warning: dict[str, Any] | None = None
         self.waiting = ""
@@ -125,6 +126,8 @@ class RefereeSession:
             raise StateFormatError(f"game {game_id} in the journal cannot be replayed: {exc}") \
                 from exc
         session = cls(state, journal=journal, game_id=game_id, names=record.names)
+        times = [s["frame_t"] for s in steps if s.get("frame_t") is not None]
+        session.frame_t = times[-1] if times else None
         for s in steps:
             move, text = public_step(state, s["entry"])
             session.history.append({"n": s["n"], "move": move, "text": text,
@@ -150,13 +153,15 @@ class RefereeSession:
         """Announce the state and put the first questions (call once, after subscribing)."""
         self._advance("answer")
 
-    def observe(self, seen: Keys, frame: bytes | None = None) -> Inference | None:
-        """A settled reading: 25 keys (None where the reader abstains), and the frame as JPEG
-        (kept in the journal if it decides a disputed step)."""
+    def observe(self, seen: Keys, frame: bytes | None = None, t: float | None = None
+                ) -> Inference | None:
+        """A settled reading: 25 keys (None where the reader abstains), the frame as JPEG
+        (kept in the journal if it decides a disputed step) and its time at the source."""
         if self.state.is_terminal():
             return None
         self.last_seen = list(seen)
         self._last_frame = frame
+        self.frame_t = t
         return self._explain()
 
     def _lag(self) -> dict[int, str]:
@@ -255,7 +260,8 @@ class RefereeSession:
             decided_by = "camera+answer"
         if self.journal is not None and self.game_id is not None:
             self.journal.add_step(self.game_id, n, entry, decided_by, asked,
-                                  frame if decided_by != "camera" else None)
+                                  frame if decided_by != "camera" else None,
+                                  frame_t=self.frame_t)
         move, text = public_step(state, entry)
         who = {CHANCE: "table", SIMULTANEOUS: "all"}.get(actor)
         record = {"n": n, "player": who or self.names[actor], "move": move, "text": text,

@@ -1,0 +1,167 @@
+"""Recorded games as tests, after ScrabScrap: the referee run on whole games from frames.
+
+One small recording ships as a fixture (a video of a 2-player Stray game); others are rendered
+from a seed with the project's renderer and cached by seed
+(``$COMPANION_RECORDINGS``, default ``~/.cache/food-alley-companion/recordings``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.table.answers import load_record
+from companion.table.journal import Journal
+from companion.table.recording import record_game
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed4"
+
+
+def _cache() -> Path:
+    base = os.environ.get("COMPANION_RECORDINGS")
+    return Path(base) if base else Path.home() / ".cache" / "food-alley-companion" / "recordings"
+
+
+def _rendered(game: str, players: int, seed: int, **options) -> Path:
+    name = f"{game.split('/')[1]}-{players}p-{seed}" + "".join(f"-{k}{v}" for k, v in
+                                                            sorted(options.items()))
+    folder = _cache() / name
+    if not (folder / "recording.json").is_file():
+        record_game(game, players, seed, folder, **options)
+    return folder
+
+
+def _referee(capsys, game: str, players: int, source: str, answers: Path, data: Path,
+             *extra: str) -> tuple[int, list[dict]]:
+    code = main(["referee", game, "--players", str(players), "--source", source,
+                 "--answers", str(answers), "--data", str(data), "--json", *extra])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    return code, lines
+
+
+def _check_game(lines: list[dict], answers: Path) -> dict:
+    """The recorded final result, no wrong step; returns figures."""
+    steps, final = load_record(answers)
+    applied = [x for x in lines if "decided_by" in x]
+    final_out = [x for x in lines if x.get("final")]
+    assert final_out, "the game did not end"
+    for key in ("scores", "ranking", "winners", "tokens", "end"):
+        assert final_out[0].get(key) == final.get(key), key
+    for x in applied:  # every applied step is the recorded one (or the same shop, by trait)
+        recorded = steps[x["n"]]["move"]
+        if x["move"] == {"type": "hidden"}:
+            continue
+        if x["move"] != recorded:
+            assert x["move"]["type"] == recorded["type"] == "shop"
+            assert x["move"]["take"] == recorded["take"]
+    changed = by_camera = 0
+    before = None
+    for x in applied:
+        if before is not None and x["board"] != before:
+            changed += 1
+            by_camera += x["decided_by"] == "camera"
+        before = x["board"]
+    return {"changed": changed, "by_camera": by_camera,
+            "warnings": [x for x in lines if "warning" in x]}
+
+
+def test_the_shipped_recording_ends_with_its_recorded_result(capsys, tmp_path):
+    code, lines = _referee(capsys, "food-alley/stray", 2,
+                           f"video:{FIXTURE / 'recording.mp4'}", FIXTURE / "answers.jsonl",
+                           tmp_path)
+    assert code == 0
+    figures = _check_game(lines, FIXTURE / "answers.jsonl")
+    assert not figures["warnings"]
+
+
+@pytest.mark.parametrize("game,players,seed", [("food-alley/sambal", 2, 4)])
+def test_a_rendered_game_from_frames(capsys, tmp_path, game, players, seed):
+    folder = _rendered(game, players, seed)
+    code, lines = _referee(capsys, game, players, f"frames:{folder / 'frames'}",
+                           folder / "answers.jsonl", tmp_path)
+    assert code == 0
+    figures = _check_game(lines, folder / "answers.jsonl")
+    assert figures["by_camera"] >= 0.9 * figures["changed"], figures
+    assert not figures["warnings"]
+
+
+def test_a_tampered_recording_warns_and_still_ends_right(capsys, tmp_path):
+    folder = _rendered("food-alley/sambal", 2, 4, tamper_at=12)
+    code, lines = _referee(capsys, "food-alley/sambal", 2, f"frames:{folder / 'frames'}",
+                           folder / "answers.jsonl", tmp_path)
+    assert code == 0
+    figures = _check_game(lines, folder / "answers.jsonl")
+    tampered = json.loads((folder / "recording.json").read_text())["tampered"]
+    cells = {"abcde"[c % 5] + str(c // 5 + 1) for c in (tampered["from"], tampered["to"])}
+    assert len(figures["warnings"]) == 1
+    assert set(figures["warnings"][0]["cells"]) == cells
+    assert figures["warnings"][0]["warning"] == "the board matches no legal step"
+
+
+def test_frames_running_out_keep_the_game_for_resume(capsys, tmp_path):
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    folder = _rendered("food-alley/sambal", 2, 4)
+    everything = sorted((folder / "frames").iterdir())
+    for f in everything[:60]:
+        (frames / f.name).symlink_to(f)
+    code, lines = _referee(capsys, "food-alley/sambal", 2, f"frames:{frames}",
+                           folder / "answers.jsonl", tmp_path / "data")
+    assert code == 1
+    assert not any(x.get("final") for x in lines)
+    for f in everything[60:]:
+        (frames / f.name).symlink_to(f)
+    code, lines = _referee(capsys, "food-alley/sambal", 2, f"frames:{frames}",
+                           folder / "answers.jsonl", tmp_path / "data", "--resume")
+    assert code == 0
+    assert [x for x in lines if x.get("final")]
+
+
+def test_kill_9_at_twenty_random_points_loses_nothing_committed(tmp_path):
+    """A referee process killed at random moments; each restart resumes at the last committed
+    step, and the game still ends with the recorded result."""
+    answers = FIXTURE / "answers.jsonl"
+    steps, final = load_record(answers)
+    data = tmp_path / "data"
+    base = [sys.executable, "-m", "companion.cli", "referee", "food-alley/stray", "--players",
+            "2", "--source", f"video:{FIXTURE / 'recording.mp4'}", "--answers", str(answers),
+            "--data", str(data), "--json", "--pace", "4"]
+    rng = random.Random(2026)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    committed: list[int] = []
+    for k in range(20):
+        args = base + (["--resume"] if k else [])
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=env)
+        time.sleep(rng.uniform(0.8, 2.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        journal = Journal(data)
+        record_ = journal.games()[0]
+        held = journal.steps(record_.id)
+        journal.close()
+        for s in held:  # what is committed is what the game did
+            assert s["entry"]["action"] == steps[s["n"]]["move"]
+        assert len(held) >= (committed[-1] if committed else 0)
+        committed.append(len(held))
+        if record_.status == "over":
+            break
+    result = subprocess.run(base + ["--resume"], capture_output=True, text=True, env=env,
+                            timeout=120)
+    journal = Journal(data)
+    record_ = journal.games()[0]
+    if record_.status != "over":
+        assert result.returncode == 0, result.stderr
+    assert record_.status == "over"
+    for key in ("scores", "ranking", "tokens"):
+        assert record_.final[key] == final[key]
+    assert len(set(committed)) > 5, committed  # killed at many different points
