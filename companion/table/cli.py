@@ -77,7 +77,7 @@ def _ask_terminal(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
             out.write(f"not taken ({exc}); type the number of an option\n")
 
 
-def _answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
+def answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
     for _ in range(1000):
         for q in list(session.questions.values()):
             choice = table.answer(session.state, q)
@@ -136,7 +136,7 @@ def run_referee(args: argparse.Namespace) -> int:
 
     def answer() -> None:
         if table is not None:
-            _answer_scripted(session, table)
+            answer_scripted(session, table)
         else:
             _ask_terminal(session, sys.stdin, out)
 

@@ -454,6 +454,74 @@ class RefereeSession:
         elif not self._explained and all(q.optional for q in self.questions.values()):
             self._explain()
 
+    # --- corrections ---------------------------------------------------------------------------
+    def correct(self, n: int, action: Action | dict[str, Any], *, seat: str) -> list[dict[str,
+                                                                                      Any]]:
+        """Correct the record: step ``n`` becomes ``action`` (a misread draw, a wrong tap).
+
+        Every later step is checked again in order; from the first that no longer holds, the
+        steps are dropped (the table is asked again). The journal keeps what was corrected,
+        from which seat, and what was dropped. Returns the dropped steps as everyone may read
+        them.
+
+        :raises AnswerError: if there is no step ``n`` or the correction is not legal there.
+        """
+        state = self.state
+        if not 0 <= n < len(state.log):
+            raise AnswerError(f"there is no step {n} to correct (steps 0-{len(state.log) - 1})")
+        cls = type(state)
+        if isinstance(action, dict):
+            try:
+                action = cls.codec.decode(action)
+            except RulesError as exc:
+                raise AnswerError(str(exc)) from exc
+        header = state.header()
+        rebuilt = cls.replay(header, state.log[:n], state.origin)
+        try:
+            rebuilt.apply_action(action)
+        except RulesError as exc:
+            raise AnswerError(f"step {n} cannot be {action}: {exc}") from exc
+        old = state.log[n]
+        kept = [self.history[k] if k < len(self.history) else {} for k in range(n + 1,
+                                                                                 len(state.log))]
+        dropped: list[dict[str, Any]] = []
+        decided = [("correction", [])]
+        for k in range(n + 1, len(state.log)):
+            entry = state.log[k]
+            try:
+                rebuilt.apply_action(cls.codec.decode(entry["action"]))
+            except RulesError as exc:
+                move, text = public_step(state, entry)
+                dropped = [{"n": k, "text": text, "why": str(exc)}]
+                dropped += [{"n": j, "text": public_step(state, state.log[j])[1],
+                             "why": "dropped after it"} for j in range(k + 1, len(state.log))]
+                break
+            record = kept[k - n - 1]
+            decided.append((record.get("decided_by", "camera"), record.get("asked", [])))
+        for p, sealed in sorted(state.sealed.items()) if not dropped else []:
+            try:
+                rebuilt.apply_action(sealed, player=p)
+            except RulesError:
+                pass
+        if self.journal is not None and self.game_id is not None:
+            self.journal.correct(self.game_id, n, seat, old, rebuilt.log[n:], dropped, decided,
+                                 self._last_frame)
+        self.state = rebuilt
+        self.history = self.history[:n]
+        for k in range(n, len(rebuilt.log)):
+            move, text = public_step(rebuilt, rebuilt.log[k])
+            by, asked = decided[k - n]
+            self.history.append({"n": k, "move": move, "text": text, "decided_by": by,
+                                 "asked": asked})
+        self.confirmed = self.expected()
+        self.questions = {}
+        self._emit("correction", n=n, seat=seat, text=self.history[n]["text"],
+                   dropped=dropped)
+        self._advance("answer")
+        if self.last_seen is not None and not self.state.is_terminal():
+            self._explain()
+        return dropped
+
     # --- state and warnings ------------------------------------------------------------------
     def _warn(self, cells: list[int]) -> None:
         expected = self.expected()

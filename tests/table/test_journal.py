@@ -10,7 +10,7 @@ from companion.rules import SIMULTANEOUS
 from companion.table.answers import ScriptedTable
 from companion.table.board import board_keys
 from companion.table.journal import Journal, JournalError
-from companion.table.session import RefereeSession
+from companion.table.session import AnswerError, RefereeSession
 from tests.table.helpers import answer_open, record
 
 
@@ -124,3 +124,35 @@ def test_finished_games_are_kept_with_their_result(tmp_path):
     record_ = journal.game(session.game_id)
     assert record_.status == "over" and record_.final["scores"]
     assert journal.unfinished() is None
+
+
+def test_correcting_the_record_checks_every_later_step(tmp_path):
+    journal = Journal(tmp_path)
+    session, steps = _play_some(journal, "food-alley/sambal", 2, 4, 20)
+    n_before = len(session.state.log)
+    # step 3 drew some token into d1; say the camera misread it: it was a token drawn later
+    later = next(k for k in range(4, n_before) if steps[k]["move"]["type"] == "draw")
+    swapped = steps[later]["move"]
+    dropped = session.correct(3, swapped, seat="admin")
+    assert dropped and dropped[0]["n"] == later  # that draw can no longer come from the bag
+    assert "not in the bag" in dropped[0]["why"]
+    assert len(session.state.log) == later
+    assert session.history[3]["decided_by"] == "correction"
+    kept = journal.steps(session.game_id)
+    assert len(kept) == later and kept[3]["entry"]["action"] == swapped
+    fixes = journal.corrections(session.game_id)
+    assert fixes[0]["seat"] == "admin" and fixes[0]["old"]["action"] == steps[3]["move"]
+    assert [d["n"] for d in fixes[0]["dropped"]] == list(range(later, n_before))
+    resumed = RefereeSession.resume(Journal(tmp_path), session.game_id)
+    assert resumed.state.to_json()["state"] == session.state.to_json()["state"]
+
+
+def test_an_illegal_correction_is_refused_and_changes_nothing(tmp_path):
+    journal = Journal(tmp_path)
+    session, _ = _play_some(journal, "food-alley/sambal", 2, 4, 5)
+    before = session.state.to_json()
+    with pytest.raises(AnswerError, match="cannot be"):
+        session.correct(1, {"type": "draw", "token": "not-a-token"}, seat="admin")
+    with pytest.raises(AnswerError, match="no step 999"):
+        session.correct(999, {"type": "draw", "token": "egg-1"}, seat="admin")
+    assert session.state.to_json() == before
