@@ -134,3 +134,40 @@ def test_pi_camera_without_picamera2_says_to_use_apt(monkeypatch):
     monkeypatch.setitem(sys.modules, "picamera2", None)
     with pytest.raises(SourceError, match="apt install python3-picamera2"):
         open_source("camera")
+
+
+class _Capture:
+    """A stand-in for cv2.VideoCapture on a webcam: frames until it is unplugged."""
+
+    def __init__(self, device: int | str) -> None:
+        self.device, self.left, self.props = device, 3, {}
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return self.device != 9
+
+    def set(self, prop: int, value: float) -> bool:
+        self.props[prop] = value
+        return True
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        if not self.left:
+            return False, None
+        self.left -= 1
+        return True, np.zeros((48, 64, 3), np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+def test_webcam_through_a_stand_in_capture(monkeypatch):
+    monkeypatch.setattr("companion.table.sources.cv2.VideoCapture", _Capture)
+    source = open_source("webcam:0")
+    assert source.capture.props[cv2.CAP_PROP_FRAME_WIDTH] == 1920
+    frames = source.frames()
+    first, second = next(frames), next(frames)
+    assert second.t >= first.t and second.index == 1
+    next(frames)
+    with pytest.raises(SourceError, match="stopped sending frames"):
+        next(frames)
+    with pytest.raises(SourceError, match="video group"):
+        open_source("webcam:9")
