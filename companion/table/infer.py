@@ -69,6 +69,7 @@ class Question:
     shown: bool = False  # the board shows the step, only a hidden part of it is asked
     optional: bool = False  # the camera may settle it instead (a move it can also see)
     from_reading: bool = False  # put because of a reading (dropped when a newer one comes)
+    deferred: bool = False  # a face-down value the board will show when it is turned up
     id: int = 0
 
 
@@ -268,13 +269,18 @@ class Explainer:
                 states = {state_key(child): (a, child) for a, child in group}
                 if len(states) > 1:  # the board shows the step, not all of it: ask the rest
                     options = [a for a, _ in states.values()]
+                    entry = _entry_kind(state, options[0])
+                    hinted = self._revealed(path.board, board, states)
                     if path.guessed_at is None:
                         blocks.append(self._blocked(path, wrong, Question(
-                            _entry_kind(state, options[0]), _who(state), n, options,
-                            shown=True)))
+                            entry, _who(state), n, options, shown=True,
+                            deferred=entry == "private" and not hinted)))
+                    # probe: a later reveal on the board may tell them apart. A private one
+                    # (a cat face down) is followed only where the board already shows it
+                    # turned up: its value is then read, not asked
+                    follow = hinted if hinted or entry == "private" else list(states.values())
                     if path.guesses < MAX_GUESSES:
-                        for action, child in list(states.values())[:SHOWN_PROBES]:
-                            # probe each: a later reveal on the board may tell them apart
+                        for action, child in follow[:SHOWN_PROBES]:
                             stack.append(self._guess(path, Step(action, None, True), child,
                                                      board, debts, shown=True))
                     continue
@@ -314,6 +320,23 @@ class Explainer:
                                             self.board(child), path.debts))
         return kept
 
+
+    def _revealed(self, before: Keys, board: Keys, states: dict[str, tuple[Action, GameState]]
+                  ) -> list[tuple[Action, GameState]]:
+        """The options of a step the board shows in part whose hidden value the reading
+        already shows: where the step put a face-down cat, the reading has it face up with a
+        number, and the option's value is that number."""
+        out = []
+        for i, (b, a) in enumerate(zip(before, board, strict=True)):
+            seen = self.seen[i]
+            if b == a or seen is None or seen == a or a is None:
+                continue
+            parts = seen.split(":")
+            if parts[0] != "cat" or not a.startswith("cat-back:") or not parts[2].isdigit():
+                continue
+            out += [(action, child) for action, child in states.values()
+                    if action.to_json().get("value") == int(parts[2])]
+        return out
 
     def _guess(self, path: Path, step: Step, child: GameState, board: Keys,
                debts: dict[int, int], *, shown: bool = False, decision: bool = False) -> Path:
@@ -454,6 +477,9 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
     at_common = [b for b in blocks if len(b.steps) == common]
     if at_common and len({state_key(x.state) for x in at_common}) == 1:
         questions = [b.question for b in at_common if b.question is not None]
+        if all(q.deferred for q in questions):  # the table turns it up later: wait for that
+            steps = at_common[0].steps[:common]
+            return Inference("apply", steps) if steps else Inference("unclear")
         options: list[Action] = []
         for q in questions:
             options += [a for a in q.options if a not in options]
