@@ -202,6 +202,8 @@ class Explainer:
                     self.overflow = True
                     break
                 continue
+            if fits and len(path.steps) > min(len(f.steps) for f in fits):
+                continue  # longer than an explanation found: it could only add steps unseen
             decisions = sum(1 for s in path.steps if s.visible and not s.chance)
             if len(path.steps) >= MAX_STEPS or decisions > MAX_DECISIONS:
                 continue
@@ -259,7 +261,10 @@ class Explainer:
                 shown = self._read_outcomes(path.board, shown, path, wrong, n)
                 stack += self._probes
                 self._probes = []
-            for board_t, group in shown.items():
+            # the likeliest last, so that it is looked at first (the stack is last in, first
+            # out): boards that leave fewer cells unexplained
+            ordered = sorted(shown.items(), key=lambda item: -len(self.mismatch(list(item[0]))))
+            for board_t, group in ordered:
                 board = list(board_t)
                 if not is_chance and self._turns_away(path.board, board):
                     continue
@@ -363,7 +368,10 @@ class Explainer:
         for i, (b, a) in enumerate(zip(path.board, board, strict=True)):
             if b == a:
                 continue
-            if cell_fits(a, self.seen[i]):
+            seen = self.seen[i]
+            # put right later: not a debt while it is the same thing on its other face (the
+            # corners flipped once the market is full; a used coin flipped after the move)
+            if cell_fits(a, seen) or (seen is not None and same_item(a, seen)):
                 debts.pop(i, None)
             else:
                 debts.setdefault(i, depth)
