@@ -162,7 +162,8 @@ def run_referee(args: argparse.Namespace) -> int:
                 settled = settler.push(frame)
                 if settled is None:
                     continue
-                session.observe(settled.keys, _jpeg(settled.frame.image), settled.frame.t)
+                session.observe(settled.keys, _jpeg(settled.frame.image), settled.frame.t,
+                                settled.confidence)
                 answer()
     except (SourceError, KeyboardInterrupt) as exc:
         print(f"companion referee: stopped ({exc or 'interrupted'}); the game is kept in "

@@ -52,6 +52,9 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+WEAK_BELOW = 0.9  # a cell read less sure than this yields to the rules (see observe)
+
+
 class AnswerError(ValueError):
     """An answer that does not fit its question."""
 
@@ -94,6 +97,7 @@ class RefereeSession:
         self.frame_t: float | None = None  # the source's time of the reading being explained
         self._explained = True
         self.warning: dict[str, Any] | None = None
+        self.weak: list[str] = []  # cells of the last reading not taken (read unsure)
         self.waiting = ""
         self.history: list[dict[str, Any]] = []  # public step records, for front ends
 
@@ -153,13 +157,31 @@ class RefereeSession:
         """Announce the state and put the first questions (call once, after subscribing)."""
         self._advance("answer")
 
-    def observe(self, seen: Keys, frame: bytes | None = None, t: float | None = None
-                ) -> Inference | None:
+    def observe(self, seen: Keys, frame: bytes | None = None, t: float | None = None,
+                confidence: list[float] | None = None) -> Inference | None:
         """A settled reading: 25 keys (None where the reader abstains), the frame as JPEG
-        (kept in the journal if it decides a disputed step) and its time at the source."""
+        (kept in the journal if it decides a disputed step), its time at the source, and how
+        sure the reader was of each cell.
+
+        Cells are weighed by their confidence: a cell read less than ``WEAK_BELOW`` sure that no
+        legal step explains is taken as unreadable rather than as the board contradicting the
+        rules (the screen says so); a surer one makes the board a mismatch."""
         if self.state.is_terminal():
             return None
-        self.last_seen = list(seen)
+        seen = list(seen)
+        self.weak = []
+        if confidence is not None:
+            strict = explain(self.state, seen, self._lag())
+            if strict.outcome == "mismatch":
+                weak = [i for i in strict.cells if seen[i] is not None
+                        and confidence[i] < WEAK_BELOW]
+                if weak:
+                    relaxed = [None if i in weak else k for i, k in enumerate(seen)]
+                    if explain(self.state, relaxed, self._lag()).outcome != "mismatch":
+                        self.weak = [f"{cell_name(i)} read as {describe(seen[i])} only "
+                                     f"{confidence[i]:.0%} sure: not taken" for i in weak]
+                        seen = relaxed
+        self.last_seen = seen
         self._last_frame = frame
         self.frame_t = t
         return self._explain()
@@ -585,7 +607,7 @@ class RefereeSession:
 
     def status(self) -> dict[str, Any]:
         state = self.state
-        return {"n": len(state.log), "waiting": self.waiting,
+        return {"n": len(state.log), "waiting": self.waiting, "unsure": list(self.weak),
                 "board": state.camera_board(), "warning": self.warning,
                 "questions": [self.public_question(q) for q in self.questions.values()]}
 

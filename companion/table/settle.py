@@ -44,6 +44,10 @@ class Settled:
     reading: Reading
     frame: Frame
 
+    @property
+    def confidence(self) -> list[float]:
+        return [float(c["confidence"]) for row in self.reading.cells for c in row]
+
 
 class Settler:
     """Feed every frame; it returns a settled reading when the board has settled anew."""

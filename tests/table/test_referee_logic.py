@@ -7,6 +7,7 @@ import pytest
 from companion.rules import find_game
 from companion.table.board import board_keys
 from companion.table.infer import explain
+from companion.table.session import RefereeSession
 from tests.table.helpers import camera_share, record, referee_perfect
 
 GAMES = [(g, p, s) for g in ("food-alley/shopper", "food-alley/sambal", "food-alley/stray")
@@ -79,3 +80,33 @@ def test_private_steps_never_show_in_step_events():
     for e in events:
         if e.kind == "question" and e.data["kind"] == "private":
             assert "options" not in e.data
+
+
+def _at_a_move(seed: int = 6):
+    steps, _ = record("food-alley/shopper", 2, seed)
+    move = next(k for k, s in enumerate(steps) if s["move"]["type"] == "move")
+    session = RefereeSession.start("food-alley/shopper", 2)
+    for s in steps[:move]:
+        session.state.apply_action(session.state.codec.decode(s["move"]))
+    seen = board_keys(steps[move]["board"], session.seated)
+    return session, seen, steps[move]
+
+
+@pytest.mark.parametrize("sure,applied", [(0.75, True), (0.99, False)])
+def test_cells_are_weighed_by_their_confidence(sure, applied):
+    session, seen, step = _at_a_move()
+    path = session.state.codec.decode(step["move"]).path
+    untouched = next(i for i in range(25) if i not in path and seen[i] != "empty")
+    seen[untouched] = "ingredient:veggie-6" if seen[untouched] != "ingredient:veggie-6" \
+        else "ingredient:egg-1"  # a misread where nothing happened
+    confidence = [1.0] * 25
+    confidence[untouched] = sure
+    events = []
+    session.subscribe(events.append)
+    session.observe(seen, confidence=confidence)
+    warned = [e for e in events if e.kind == "warning" and not e.data.get("cleared")]
+    if applied:  # unsure: the cell yields, the move shown by the others is applied
+        assert not warned and session.state.log[-1]["action"]["type"] == "move"
+        assert session.weak and "not taken" in session.weak[0]
+    else:  # sure: the board contradicts the rules
+        assert warned and warned[0].data["cells"]
