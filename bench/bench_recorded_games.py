@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.table.recording import record_game  # noqa: E402
+from companion.table.recording import judge, record_game  # noqa: E402
 
 
 def cache() -> Path:
@@ -48,27 +48,11 @@ def referee(game: str, players: int, seed: int) -> dict:
     spent = time.perf_counter() - start
     lines = [json.loads(x) for x in result.stdout.splitlines()]
     recorded = [json.loads(x) for x in (folder / "answers.jsonl").read_text().splitlines()]
-    final = recorded[-1]
-    applied = [x for x in lines if "decided_by" in x]
-    ended = [x for x in lines if x.get("final")]
-    same = bool(ended) and all(ended[0].get(k) == final.get(k)
-                               for k in ("scores", "ranking", "tokens", "end"))
-    wrong = 0
-    for x in applied:
-        move = recorded[x["n"]]["move"]
-        if x["move"] not in ({"type": "hidden"}, move) and not (
-                x["move"]["type"] == move["type"] == "shop" and x["move"]["take"] == move["take"]):
-            wrong += 1
-    changed = by_camera = 0
-    before = None
-    for x in applied:
-        if before is not None and x["board"] != before:
-            changed += 1
-            by_camera += x["decided_by"] == "camera"
-        before = x["board"]
-    return {"game": f"{game} {players}p seed {seed}", "ended": same, "steps": len(applied),
-            "recorded": len(recorded) - 1, "wrong": wrong, "camera": by_camera,
-            "changed": changed, "warnings": sum("warning" in x for x in lines),
+    figures = judge(lines, recorded)
+    return {"game": f"{game} {players}p seed {seed}", "ended": figures["ended"],
+            "steps": figures["steps"], "recorded": len(recorded) - 1,
+            "wrong": len(figures["wrong"]), "camera": figures["by_camera"],
+            "changed": figures["changed"], "warnings": len(figures["warnings"]),
             "rendered_s": rendered, "referee_s": spent, "exit": result.returncode}
 
 

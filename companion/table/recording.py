@@ -243,3 +243,30 @@ def _tamper(labels: list[Label]) -> tuple[dict[str, Any], list[Label]]:
         target = tokens[0] if tokens[0] != source else tokens[-1]
         moved[target], moved[source] = labels[source], labels[target]
     return {"from": source, "to": target}, moved
+
+
+def judge(lines: list[dict[str, Any]], recorded: list[dict[str, Any]]) -> dict[str, Any]:
+    """How a referee's ``--json`` output compares with the recorded game it refereed: whether
+    it ended with the recorded result, the steps applied that are not the recorded ones (a shop
+    declared by another trait that takes the same tokens is the same step), the board changes
+    decided by the camera alone, and the warnings."""
+    final = recorded[-1]
+    applied = [x for x in lines if "decided_by" in x]
+    ended = [x for x in lines if x.get("final")]
+    same = bool(ended) and all(ended[0].get(k) == final.get(k)
+                               for k in ("scores", "ranking", "winners", "tokens", "end"))
+    wrong = []
+    for x in applied:
+        move = recorded[x["n"]]["move"]
+        if x["move"] not in ({"type": "hidden"}, move) and not (
+                x["move"]["type"] == move["type"] == "shop" and x["move"]["take"] == move["take"]):
+            wrong.append(x)
+    changed = by_camera = 0
+    before = None
+    for x in applied:
+        if before is not None and x["board"] != before:
+            changed += 1
+            by_camera += x["decided_by"] == "camera"
+        before = x["board"]
+    return {"ended": same, "steps": len(applied), "wrong": wrong, "changed": changed,
+            "by_camera": by_camera, "warnings": [x for x in lines if "warning" in x]}

@@ -11,6 +11,7 @@ from companion.cli import play_auto
 from companion.rules import find_game
 from companion.table.answers import ScriptedTable
 from companion.table.board import board_keys
+from companion.table.cli import answer_scripted as answer_open
 from companion.table.session import Event, RefereeSession
 
 
@@ -21,18 +22,6 @@ def record(game: str, players: int, seed: int) -> tuple[list[dict[str, Any]], di
     play_auto(state, seed, as_json=True, out=out)
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     return lines[:-1], lines[-1]
-
-
-def answer_open(session: RefereeSession, table: ScriptedTable) -> None:
-    """Let the scripted table answer every open question it has an answer to."""
-    for _ in range(500):
-        for q in list(session.questions.values()):
-            choice = table.answer(session.state, q)
-            if choice is not None:
-                session.answer(q.id, choice)
-                break
-        else:
-            return
 
 
 def referee_perfect(game: str, players: int, seed: int, *, together: int = 2,
