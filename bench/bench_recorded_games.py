@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.table.recording import judge, record_game  # noqa: E402
+from companion.table.recording import judge, record_game, rules_fingerprint  # noqa: E402
 
 
 def cache() -> Path:
@@ -31,7 +31,7 @@ def cache() -> Path:
 
 
 def referee(game: str, players: int, seed: int) -> dict:
-    folder = cache() / f"{game.split('/')[1]}-{players}p-{seed}"
+    folder = cache() / f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}"
     start = time.perf_counter()
     if not (folder / "recording.json").is_file():
         record_game(game, players, seed, folder)

@@ -26,7 +26,7 @@ from companion.table.answers import ScriptedTable, load_record  # noqa: E402
 from companion.table.board import board_keys  # noqa: E402
 from companion.table.cli import answer_scripted as answer_open  # noqa: E402
 from companion.table.journal import Journal  # noqa: E402
-from companion.table.recording import record_game  # noqa: E402
+from companion.table.recording import record_game, rules_fingerprint  # noqa: E402
 from companion.table.session import RefereeSession  # noqa: E402
 from companion.table.settle import Settler  # noqa: E402
 from companion.table.sources import FolderSource  # noqa: E402
@@ -81,7 +81,7 @@ def settled_to_applied(games: int) -> list[float]:
 
 def frames_per_second(game: str, players: int, seed: int) -> tuple[float, int, float]:
     cache = Path.home() / ".cache" / "food-alley-companion" / "recordings"
-    folder = cache / f"{game.split('/')[1]}-{players}p-{seed}"
+    folder = cache / f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}"
     if not (folder / "recording.json").is_file():
         record_game(game, players, seed, folder)
     steps, _ = load_record(folder / "answers.jsonl")

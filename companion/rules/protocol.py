@@ -232,6 +232,9 @@ class GameState(ABC):
 
         :raises IllegalMoveError: naming the broken rule; the state is left unchanged.
         """
+        if not isinstance(action, Action):
+            raise IllegalMoveError("actions", f"{action!r} is not an action of this game (a "
+                                   f"{type(action).__name__}); pick one from legal_actions()")
         actor = self.current_player()
         if actor == TERMINAL:
             raise IllegalMoveError("end of the game", "the game is over", move=action)
@@ -408,14 +411,25 @@ class GameState(ABC):
                 raise StateFormatError(f"log entry {n} cannot be replayed: {exc}") from exc
         return state
 
-    def undo(self) -> dict[str, Any]:
+    def undo(self, player: int | None = None) -> dict[str, Any]:
         """Take back the last move and return its log entry.
 
         Refused when the last entry is a chance step: a hidden thing (a draw, a reveal) has been
-        revealed since, and taking it back would let a player draw again.
+        revealed since, and taking it back would let a player draw again. Once a player has
+        chosen in secret, sealed choices are not the log's to undo: only ``player`` may take
+        back their own sealed choice, and nothing else is taken back with it.
 
         :raises UndoRefusedError: naming why.
         """
+        if self.sealed:
+            if player is not None and player in self.sealed:
+                del self.sealed[player]
+                return {"actor": player, "action": {"type": "hidden"},
+                        "text": f"{self.player_name(player)} takes back their sealed choice"}
+            raise UndoRefusedError(
+                "cannot undo while players choose in secret: a player may take back only "
+                "their own sealed choice" + (f" ({self.player_name(player)} has none)"
+                                             if player is not None else ""))
         if not self.log:
             raise UndoRefusedError("nothing to undo: no move has been made")
         last = self.log[-1]

@@ -30,6 +30,19 @@ from companion.vision.synth import SceneStyle, _board_pose, _camera, _composite,
 RIG_SIZE = (1920, 1080)
 
 
+def rules_fingerprint() -> str:
+    """A short hash of the rules engines and the component list: a recording made under other
+    rules is made again, not replayed against these."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1] / "rules"
+    digest = hashlib.sha1()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".yaml"):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:8]
+
+
 def cell_label(cell: dict[str, Any]) -> Label:
     return Label(cell["kind"], cell.get("token"), cell.get("player"), cell.get("value"))
 

@@ -389,3 +389,32 @@ def test_scoring_breakdown_and_tie_breakers():
     assert s.ranking() == [[1], [0]]
     s.cat_supply = [[1, 2, 4], [1, 2, 4]]
     assert s.ranking() == [[0], [1]]  # coins 6+5 beat 6+1
+
+
+def test_undo_during_bargaining_takes_back_only_ones_own_sealed_coin():
+    from companion.rules import UndoRefusedError
+    from companion.rules.food_alley.sambal import SambalState
+
+    s = SambalState.new(3, 8)
+    while s.phase != "bargain":
+        s.play_chance()
+    log_before = list(s.log)
+    first, second = s.acting_players()[:2]
+    s.apply_action(s.legal_actions(first)[0], player=first)
+    with pytest.raises(UndoRefusedError, match="only their own sealed choice"):
+        s.undo()  # the table's undo: it must not drop a coin or the turn before
+    with pytest.raises(UndoRefusedError, match="has none"):
+        s.undo(player=second)
+    undone = s.undo(player=first)
+    assert undone["action"] == {"type": "hidden"} and "takes back" in undone["text"]
+    assert not s.sealed and s.log == log_before  # nothing else taken back
+    assert first in s.acting_players()
+
+
+def test_a_non_action_is_refused_naming_it():
+    from companion.rules import IllegalMoveError
+    from companion.rules.food_alley.sambal import SambalState
+
+    s = SambalState.new(2, 1)
+    with pytest.raises(IllegalMoveError, match=r"'draw egg-1' is not an action .*a str"):
+        s.apply_action("draw egg-1")  # type: ignore[arg-type]

@@ -339,3 +339,41 @@ def test_wrong_player_is_refused():
     s = rulebook_shop_position()
     with pytest.raises(IllegalMoveError, match="not white's turn; waiting for black"):
         s.apply_action(Move(cells("a3", "b3", "c3")), player=1)
+
+
+def landed_wildcard_position(landed: str, **around: str):
+    """Black on a3 with a 2-coin lands on c3 (two steps east), ``landed`` there."""
+    return position(
+        cells=board(a3="coin:peanut-5", b3=around.pop("b3", "noodle-3"), c3=landed, **around),
+        shoppers={0: "a3"}, offer=["veggie-6", "shrimp-6", "egg-6"],
+    )
+
+
+def test_landed_rice_takes_one_price_for_the_whole_collection():
+    s = landed_wildcard_position("rice-3", c2="egg-2", d3="noodle-5", c4="shrimp-2")
+    s.apply_action(Move(cells("a3", "b3", "c3")))
+    legal = {a for a in s.legal_actions() if a.trait is Trait.PRICE}
+    assert Shop(Trait.PRICE, cells("c2", "c4")) in legal  # the rice is a 2: both 2s
+    assert Shop(Trait.PRICE, cells("d3")) in legal  # the rice is a 5
+    assert Shop(Trait.PRICE, cells("b3")) in legal  # a 3
+    assert Shop(Trait.PRICE, ()) in legal  # a number no neighbour has
+    assert Shop(Trait.PRICE, cells("c2", "d3")) not in legal  # a 2 and a 5 together
+    assert Shop(Trait.PRICE, cells("c2")) not in legal  # one 2 taken, the other 2 left
+    with pytest.raises(IllegalMoveError, match=r"\(rule: Shop\)"):
+        s.apply_action(Shop(Trait.PRICE, cells("c2", "d3")))
+
+
+def test_landed_tofu_takes_one_colour_for_the_whole_collection():
+    s = landed_wildcard_position("tofu-2", c2="egg-4", d3="chicken-1")  # blue and green
+    s.apply_action(Move(cells("a3", "b3", "c3")))
+    legal = {a for a in s.legal_actions() if a.trait is Trait.COLOUR}
+    assert Shop(Trait.COLOUR, cells("c2")) in legal
+    assert Shop(Trait.COLOUR, cells("d3")) in legal
+    assert Shop(Trait.COLOUR, cells("c2", "d3")) not in legal
+
+
+def test_a_wildcard_neighbour_of_a_landed_wildcard_may_match_or_not():
+    s = landed_wildcard_position("rice-3", c2="rice-5", d3="noodle-5")
+    s.apply_action(Move(cells("a3", "b3", "c3")))
+    legal = {a for a in s.legal_actions() if a.trait is Trait.PRICE}
+    assert Shop(Trait.PRICE, cells("d3")) in legal and Shop(Trait.PRICE, cells("c2", "d3")) in legal

@@ -21,7 +21,7 @@ import pytest
 from companion.cli import main
 from companion.table.answers import load_record
 from companion.table.journal import Journal
-from companion.table.recording import judge, record_game
+from companion.table.recording import judge, record_game, rules_fingerprint
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed4"
 
@@ -32,8 +32,8 @@ def _cache() -> Path:
 
 
 def _rendered(game: str, players: int, seed: int, **options) -> Path:
-    name = f"{game.split('/')[1]}-{players}p-{seed}" + "".join(f"-{k}{v}" for k, v in
-                                                            sorted(options.items()))
+    extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+    name = f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}{extra}"
     folder = _cache() / name
     if not (folder / "recording.json").is_file():
         record_game(game, players, seed, folder, **options)

@@ -572,27 +572,32 @@ class ShopperState(GameState):
         return ends
 
     def _shop_options(self) -> list[Shop]:
-        """Shop: declare price, ingredient or colour; strict matches must be taken, wildcard
-        matches may be (the active player decides whether a wildcard matches)."""
+        """Shop: declare price, ingredient or colour, then collect every adjacent token that
+        matches it. A wildcard neighbour (rice any number, tofu any colour, sambal any
+        ingredient) may match or not, as the active player decides. A wildcard landed on takes
+        one value of the declared trait for the whole collection: every neighbour printed with
+        that value is collected, none printed otherwise (docs/rules/shopper.md)."""
         here = self.pending["cell"]
         token = self.token(self.pending["token"])
-        options: list[Shop] = []
+        others = []
+        for n in neighbours(here):
+            x = self.cells[n]
+            if x is not None and x[0] == "t" and x[2] == INGREDIENT:
+                others.append((n, self.token(x[1])))
+        options: dict[Shop, None] = {}
         for trait in Trait:
-            must: list[Cell] = []
-            may: list[Cell] = []
-            for n in neighbours(here):
-                x = self.cells[n]
-                if x is None or x[0] != "t" or x[2] != INGREDIENT:
-                    continue
-                other = self.token(x[1])
-                if token.is_wild(trait) or other.is_wild(trait):
-                    may.append(n)
-                elif token.value(trait) == other.value(trait):
-                    must.append(n)
-            for k in range(len(may) + 1):
-                for extra in combinations(may, k):
-                    options.append(Shop(trait, tuple(sorted((*must, *extra)))))
-        return options
+            may = [n for n, o in others if o.is_wild(trait)]
+            printed = [(n, o.value(trait)) for n, o in others if not o.is_wild(trait)]
+            if token.is_wild(trait):
+                values = list(dict.fromkeys(v for _, v in printed))
+                musts = [[n for n, v in printed if v == value] for value in values] + [[]]
+            else:
+                musts = [[n for n, v in printed if v == token.value(trait)]]
+            for must in musts:
+                for k in range(len(may) + 1):
+                    for extra in combinations(may, k):
+                        options[Shop(trait, tuple(sorted((*must, *extra))))] = None
+        return list(options)
 
     def _claimable(self, player: int) -> list[str]:
         """Lists at the ends of the cat's row and column, at most 1 unfulfilled list per type."""
