@@ -32,7 +32,9 @@ from typing import Any
 from companion.rules.protocol import CHANCE, SIMULTANEOUS, TERMINAL, Action, GameState
 from companion.table.board import Keys, board_keys
 
-MAX_EXPANSIONS = 800  # states whose options are tried, per reading
+MAX_EXPANSIONS = 800
+LAZY_ABOVE = 64  # options of a step past which a kind of action is sampled (see options)
+KIND_SAMPLES = 6  # states whose options are tried, per reading
 MAX_DECISIONS = 8  # player decisions in one explained sequence
 MAX_STEPS = 60  # steps in one explained sequence (setup fills 25 cells by chance steps)
 MAX_RESULTS = 40  # explanations kept; past that the reading is too unclear to act on
@@ -181,12 +183,30 @@ class Explainer:
                 child.apply_action(a)
                 tried.append((a, child))
             return "steps", tried
-        tried = []
-        for a in state.legal_actions():
-            child = state.clone()
-            child.apply_action(a)
-            tried.append((a, child))
-        return "steps", tried
+        legal = state.legal_actions()
+        if len(legal) <= LAZY_ABOVE:
+            return "steps", [(a, self.child(state, a)) for a in legal]
+        # many options (a player with many tokens has hundreds of sets to store): a kind of
+        # action whose samples all leave the board as it is is taken as hidden without trying
+        # each (its children are made when they are needed)
+        by_kind: dict[str, list[Action]] = {}
+        for a in legal:
+            by_kind.setdefault(a.kind, []).append(a)
+        tried: list[tuple[Action, GameState | None]] = []
+        for actions in by_kind.values():
+            step = max(1, len(actions) // KIND_SAMPLES)
+            samples = [(a, self.child(state, a)) for a in actions[::step][:KIND_SAMPLES]]
+            if all(self.board(c) == board for _, c in samples):
+                done = {id(a) for a, _ in samples}
+                tried += samples + [(a, None) for a in actions if id(a) not in done]
+            else:
+                tried += [(a, self.child(state, a)) for a in actions]
+        return "steps", tried  # type: ignore[return-value]
+
+    def child(self, state: GameState, action: Action) -> GameState:
+        child = state.clone()
+        child.apply_action(action)
+        return child
 
     # --- the search ----------------------------------------------------------------------------
     def search(self) -> tuple[list[Path], list[Path]]:
@@ -232,6 +252,10 @@ class Explainer:
             hidden: dict[str, list[tuple[Action, GameState]]] = {}
             shown: dict[tuple[Any, ...], list[tuple[Action, GameState]]] = {}
             for action, child in tried:
+                if child is None:  # taken as hidden, not tried (see options)
+                    key = "untried:" + json.dumps(action.to_json(), sort_keys=True)
+                    hidden.setdefault(key, []).append((action, child))
+                    continue
                 board = self.board(child)
                 if board == path.board:
                     hidden.setdefault(state_key(child), []).append((action, child))
@@ -240,6 +264,7 @@ class Explainer:
             if hidden:
                 if len(hidden) == 1 and not shown:  # the rules leave one outcome: go on
                     action, child = next(iter(hidden.values()))[0]
+                    child = child or self.child(state, action)
                     stack.append(Path([*path.steps, Step(action, None, False)], child,
                                       path.board, dict(path.debts), guessed_at=path.guessed_at,
                                       guess_shown=path.guess_shown, guesses=path.guesses,
@@ -255,6 +280,7 @@ class Explainer:
                         reps = PROBES if not path.guessed_decisions else 1
                         for group in list(hidden.values())[:reps]:
                             action, child = group[0]
+                            child = child or self.child(state, action)
                             stack.append(self._guess(path, Step(action, None, False), child,
                                                      path.board, path.debts, decision=True))
             if is_chance:
@@ -524,7 +550,10 @@ def _question_at(state: GameState, n: int) -> Question:
 def _distinct_options(state: GameState) -> list[Action]:
     """The options of the pending step, one for each position it leads to."""
     seen: dict[str, Action] = {}
-    for action in state.legal_actions():
+    legal = state.legal_actions()
+    if len(legal) > LAZY_ABOVE:
+        return legal
+    for action in legal:
         child = state.clone()
         child.apply_action(action)
         seen.setdefault(state_key(child), action)

@@ -350,7 +350,9 @@ class RefereeSession:
         hidden: dict[str, Action] = {}
         shown = False
         for action, child in tried:
-            if finder.board(child) == board:
+            if child is None:  # taken as hidden without trying it (many options)
+                hidden.setdefault(json.dumps(action.to_json(), sort_keys=True), action)
+            elif finder.board(child) == board:
                 hidden.setdefault(state_key(child), action)
             else:
                 shown = True

@@ -80,12 +80,14 @@ def sambal(
     kitchens: dict[int, list[str]] | None = None,
     recipes: dict[str, list[str]] | None = None,
     fill: bool = True,
+    piles: str = "open",
 ):
     """A Sambal state at the start of bargaining. Cells: 'veggie-5' or 'cat:<player>:<value>';
-    with ``fill`` the other cells get the first unused tokens of a fixed list."""
+    with ``fill`` the other cells get the first unused tokens of a fixed list. ``piles``: the
+    recipe piles option (open by default here, so that a rule test may claim any recipe)."""
     from companion.rules.food_alley.sambal import SambalState
 
-    s = SambalState.new(players, 0)
+    s = SambalState.new(players, 0, recipes=piles)
     s.cells = [None] * 25
     s.cat_supply = [[1, 2, 3, 4, 5, 6] for _ in range(players)]
     placed: set[str] = set()

@@ -192,9 +192,9 @@ def test_nothing_affordable_returns_the_coin():
 # --- cooking ----------------------------------------------------------------------------------
 
 
-def cook_position(kitchen, recipes=None):
+def cook_position(kitchen, recipes=None, piles="open"):
     s = sambal(2, {"c3": "veggie-1"}, screens={0: ["egg-1"], 1: ["shrimp-4"]},
-               kitchens={0: kitchen}, recipes=recipes)
+               kitchens={0: kitchen}, recipes=recipes, piles=piles)
     bid(s, black="egg-1", white="shrimp-4")  # black 6 first
     s.apply_action(Buy(c("c3")))
     assert s.phase == "cook" and s.current_player() == 0
@@ -418,3 +418,29 @@ def test_a_non_action_is_refused_naming_it():
     s = SambalState.new(2, 1)
     with pytest.raises(IllegalMoveError, match=r"'draw egg-1' is not an action .*a str"):
         s.apply_action("draw egg-1")  # type: ignore[arg-type]
+
+
+def test_recipe_piles_default_to_stacks_whose_top_card_alone_is_claimed():
+    from companion.rules.food_alley.sambal import SambalState, Stack
+
+    s = SambalState.new(4, 3)
+    assert s.options["recipes"] == "top"
+    while s.phase != "piles":
+        s.play_chance()
+    outcomes = [a for a, _ in s.chance_outcomes()]
+    assert all(isinstance(a, Stack) for a in outcomes)
+    assert len(outcomes) == 720  # 4 players use all 6 cards of a type: every order
+    with pytest.raises(ValueError, match="recipes must be one of top, open"):
+        SambalState.new(2, 1, recipes="fanned")
+
+
+def test_only_the_top_recipe_of_a_stack_may_be_claimed():
+    piles = {"pan": ["pan-3", "pan-2"], "grill": ["grill-1"], "pot": ["pot-1"],
+             "brown": ["brown-1"]}
+    s = cook_position(["noodle-1", "egg-2", "veggie-3"], recipes=piles, piles="top")
+    recipes = {a.recipe for a in s.legal_actions() if isinstance(a, Cook)}
+    assert "pan-3" in recipes and "pan-2" not in recipes
+    with pytest.raises(IllegalMoveError, match="not the top card"):
+        s.apply_action(Cook(("egg-2", "noodle-1", "veggie-3"), "pan-2", ("egg-2", "noodle-1")))
+    s.apply_action(Cook(("egg-2", "noodle-1", "veggie-3"), "pan-3", ("veggie-3",)))
+    assert s.recipes["pan"] == ["pan-2"]  # the next card is on top now

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, permutations
 from typing import Any, ClassVar
 
 from companion.rules.components import Components, Recipe, Token, Trait, food_alley
@@ -46,6 +46,8 @@ MIN_MARKET = 6  # "less than 6 ingredients on the market" ends the game
 STALL_ROUNDS = 10  # docs/rules/sambal.md: 10 rounds without a recipe or a cat placed or fed
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 BROWN = "brown"
+RECIPE_PILES = ("top", "open")  # which cards of a pile may be claimed (docs/rules/sambal.md)
+DEFAULT_RECIPES = "top"
 
 codec = ActionCodec()
 codec.register(Draw)
@@ -69,6 +71,25 @@ class Pile(Action):
 
     def __str__(self) -> str:
         return "pile " + ", ".join(self.recipes)
+
+
+@codec.register
+@dataclass(frozen=True)
+class Stack(Action):
+    """Chance: a shuffled pile of one type, top card first (the ``recipes: top`` option)."""
+
+    recipes: tuple[str, ...]
+    kind: ClassVar[str] = "stack"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "recipes": list(self.recipes)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Stack:
+        return cls(tuple(str(r) for r in d["recipes"]))
+
+    def __str__(self) -> str:
+        return "stack " + ", ".join(self.recipes) + " (top first)"
 
 
 @codec.register
@@ -268,10 +289,16 @@ class SambalState(GameState):
 
     @classmethod
     def new(cls, players: int, seed: int, **options: Any) -> SambalState:
+        """Options: ``colours``, and ``recipes``: ``top`` (default: only the top card of each
+        shuffled pile may be claimed) or ``open`` (every card of a pile lies open and any may
+        be claimed); docs/rules/sambal.md says why."""
         components: Components = options.pop("components", None) or food_alley()
         colours = player_colours(components, players, options.get("colours"), "Sambal",
                                  MIN_PLAYERS, MAX_PLAYERS)
-        return cls(players, seed, {"colours": colours}, components)
+        recipes = options.get("recipes", DEFAULT_RECIPES)
+        if recipes not in RECIPE_PILES:
+            raise ValueError(f"recipes must be one of {', '.join(RECIPE_PILES)}, not {recipes!r}")
+        return cls(players, seed, {"colours": colours, "recipes": recipes}, components)
 
     # --- helpers ------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
@@ -326,8 +353,16 @@ class SambalState(GameState):
         return self.recipe_types[self.pending["type"]]
 
     def _pile_choices(self) -> list[tuple[str, ...]]:
+        """The X + 2 recipes of the pending type: any set of them (open piles), or any of them
+        in any order, top card first (stacks)."""
         ids = sorted(r.id for r in self.components.recipes if r.type == self._pile_type())
-        return list(combinations(ids, min(self._pile_size(), len(ids))))
+        size = min(self._pile_size(), len(ids))
+        if self.options.get("recipes") == "open":
+            return list(combinations(ids, size))
+        return list(permutations(ids, size))
+
+    def _pile_action(self, recipes: tuple[str, ...]) -> Action:
+        return Pile(recipes) if self.options.get("recipes") == "open" else Stack(recipes)
 
     def chance_outcomes(self) -> list[tuple[Action, float]]:
         if self.phase in ("fill", "capital"):
@@ -339,7 +374,7 @@ class SambalState(GameState):
             return [(RevealCat(v), n / total) for v, n in sorted(supply.items())]
         if self.phase == "piles":
             choices = self._pile_choices()
-            return [(Pile(c), 1 / len(choices)) for c in choices]
+            return [(self._pile_action(c), 1 / len(choices)) for c in choices]
         return []
 
     def sample_chance(self) -> Action:
@@ -349,7 +384,7 @@ class SambalState(GameState):
         if self.phase == "cat":
             return RevealCat(rng.choice(self.cat_supply[self.current_mover()]))
         if self.phase == "piles":
-            return Pile(rng.choice(self._pile_choices()))
+            return self._pile_action(rng.choice(self._pile_choices()))
         raise IllegalMoveError("turn order", "no chance step is pending")
 
     def current_mover(self) -> int:
@@ -458,7 +493,11 @@ class SambalState(GameState):
         return assign(0, frozenset())
 
     def _available_recipes(self) -> list[Recipe]:
-        return [self.recipe(r) for t in self.recipe_types for r in self.recipes[t]]
+        """The recipes that may be claimed: the top card of each pile, or with open piles every
+        card."""
+        if self.options.get("recipes") == "open":
+            return [self.recipe(r) for t in self.recipe_types for r in self.recipes[t]]
+        return [self.recipe(pile[0]) for t in self.recipe_types if (pile := self.recipes[t])]
 
     @staticmethod
     def brown_value(token: Token) -> int:
@@ -596,6 +635,10 @@ class SambalState(GameState):
             return "every dish may only contain 1 sambal token"
         available = {r.id for r in self._available_recipes()}
         if action.recipe not in available:
+            piled = any(action.recipe in pile for pile in self.recipes.values())
+            if piled:
+                return (f"recipe {action.recipe} is not the top card of its pile: only the top "
+                        "card may be claimed")
             return f"recipe {action.recipe} is not on the table"
         recipe = self.recipe(action.recipe)
         if recipe.needs is None:
@@ -621,7 +664,8 @@ class SambalState(GameState):
                     "chance", f"{self.names[self.current_mover()]} has no face-down cat of that "
                     f"value left (left: {self.cat_supply[self.current_mover()]})", move=action)
         elif self.phase == "piles":
-            if not isinstance(action, Pile) or action.recipes not in self._pile_choices():
+            if not isinstance(action, Pile | Stack) or action.kind != self._pile_action(
+                    ()).kind or action.recipes not in self._pile_choices():
                 raise ChanceOutcomeError(
                     "Sambal Setup", f"a {self._pile_type()} pile is {self._pile_size()} "
                     f"different {self._pile_type()} recipes", move=action)
@@ -631,7 +675,7 @@ class SambalState(GameState):
         self._legal = None
         if isinstance(action, Draw):
             return self._apply_draw(action.token)
-        if isinstance(action, Pile):
+        if isinstance(action, Pile | Stack):
             kind = self._pile_type()
             self.recipes[kind] = list(action.recipes)
             self.pending["type"] += 1
