@@ -192,7 +192,24 @@ def test_store_rulebook_example():
     assert s.screens[0] == ["egg-2"]
     assert all(t in s.bag for t in ("noodle-1", "noodle-5", "sambal-3", "veggie-1"))
     assert s.smileys(0) == 9
-    assert s.phase == "turn" and s.turn == 1
+    # the offer was empty and the bag has tokens again: it is restocked before white's turn
+    assert s.phase == "top-up" and s.turn == 1 and s.current_player() == CHANCE
+    while s.phase == "top-up":
+        s.play_chance()
+    assert s.phase == "turn" and s.turn == 1 and len(s.offer) == 3
+
+
+def test_a_shopper_without_a_coin_takes_one_at_its_turn():
+    s = position(cells=board(a3="empty"), shoppers={0: "a3"}, offer=["veggie-6", "shrimp-6"])
+    assert s.coin_under(0) is None
+    legal = s.legal_actions()
+    assert Bid("veggie-6") in legal and Bid(None) in legal
+    assert not any(isinstance(a, Move) for a in legal)
+    s.apply_action(Bid("shrimp-6"))
+    assert s.coin_under(0).id == "shrimp-6"  # it moves with it next turn
+    while s.current_player() == CHANCE:  # the offer restocked
+        s.play_chance()
+    assert s.turn == 1 and s.phase == "turn"
 
 
 def test_store_must_complete_a_list():
@@ -266,6 +283,8 @@ def test_game_ends_when_nobody_can_act():
     assert s.legal_actions() == [Pass()]
     s.apply_action(Pass())
     assert not s.is_terminal()
+    while s.current_player() == CHANCE:  # the offer restocked from the full bag
+        s.play_chance()
     s.apply_action(Pass())
     assert s.is_terminal()
     assert "no player could move or store" in s.end_reason

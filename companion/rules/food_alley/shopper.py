@@ -273,7 +273,8 @@ class Pass(Action):
 
 # --- the state -----------------------------------------------------------------------------
 
-_CHANCE_PHASES = {"fill", "arrange", "start-draw", "offer", "cats", "blind", "restock"}
+_CHANCE_PHASES = {"fill", "arrange", "start-draw", "offer", "cats", "blind", "restock",
+                  "top-up"}
 _PHASE_WAITS = {
     "fill": "the tokens that fill the market",
     "arrange": "the grocery lists laid along a side",
@@ -282,6 +283,7 @@ _PHASE_WAITS = {
     "cats": "the value of the cat placed on an emptied spot",
     "blind": "the coin drawn blindly from the bag",
     "restock": "a coin drawn to restock the offer",
+    "top-up": "a coin drawn to restock the offer before the turn",
     "place": "a shopper placed on a coin with a spare list taken (Place)",
     "turn": "a move, a store, or a pass",
     "shop": "a declaration: same price, ingredient or colour (Shop)",
@@ -445,6 +447,9 @@ class ShopperState(GameState):
             if self.final_round:
                 return [*stores, Pass()]
             moves: list[Action] = [Move(path) for path in self.paths(p)]
+            if self.coin_under(p) is None and self.shopper[p] is not None:
+                # a shopper left without a coin takes one instead of moving (Bidding)
+                moves = [Bid(t) for t in self.offer] + ([Bid(None)] if len(self.bag) else [])
             return moves + stores or [Pass()]
         if phase == "shop":
             return list(self._shop_options())
@@ -719,7 +724,8 @@ class ShopperState(GameState):
                     f"(there: {', '.join(lines) or 'none'})", move=action)
             return
         if isinstance(action, Bid):
-            if phase != "bid":
+            coinless = phase == "turn" and action in self.legal_actions()
+            if phase != "bid" and not coinless:
                 raise self._wrong_phase(action)
             if action.token is None and not len(self.bag):
                 raise IllegalMoveError("Bidding", "the bag is empty: no blind draw", move=action)
@@ -858,13 +864,15 @@ class ShopperState(GameState):
                     self.pending = {"contenders": tied, "drawn": {}}
                     text += "; tie, " + ", ".join(self.names[q] for q in tied) + " draw again"
             return text
-        if phase == "offer" or phase == "restock":
+        if phase in ("offer", "restock", "top-up"):
             self.offer.append(token_id)
             text = f"{token_id} offered (coin {self.token(token_id).coin})"
             if len(self.offer) >= OFFER_SIZE or not len(self.bag):
                 if phase == "offer":
                     self.phase = "turn"
                     self.turn = self.start_player or 0
+                elif phase == "top-up":
+                    self.phase = "turn"
                 else:
                     self._end_turn(self.turn, passed=False)
             return text
@@ -1003,8 +1011,11 @@ class ShopperState(GameState):
             self.phase = "over"
             self.end_reason = "no player could move or store for a whole round"
         else:
-            self.phase = "turn"
             self.turn = nxt
+            # "Restock the coins if needed up to 3": whenever the bag has tokens again (a store
+            # put them back), before the next turn (docs/rules/shopper.md)
+            short = len(self.offer) < OFFER_SIZE and len(self.bag)
+            self.phase = "top-up" if short and not self.final_round else "turn"
 
     def _no_smileys_left(self) -> bool:
         return all(g is None for g in self.slots.values()) and not any(self.open_lists)
