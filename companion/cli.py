@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from companion.rules import CHANCE, SIMULTANEOUS, GameState, RulesError, find_game, game_names
-from companion.rules.summary import final_summary, score_table, smileys
+from companion.rules.summary import end_line, final_summary, score_table, smileys
 
 
 def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> GameState:
@@ -45,8 +45,7 @@ def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> Gam
     if as_json:
         out.write(json.dumps(final_summary(state)) + "\n")
     else:
-        reason = getattr(state, "end_reason", None)
-        out.write(f"\nGame over{': ' + reason if reason else ''}.\n\n{score_table(state)}\n")
+        out.write(f"\n{end_line(state)}\n\n{score_table(state)}\n")
     return state
 
 
@@ -88,7 +87,7 @@ def play_interactive(state: GameState, *, inp: TextIO, out: TextIO) -> GameState
                 out.write(f"  > {text}\n")
         except (ValueError, IndexError, RulesError) as exc:
             out.write(f"not possible: {exc}\n")
-    out.write(f"\nGame over.\n\n{score_table(state)}\n")
+    out.write(f"\n{end_line(state)}\n\n{score_table(state)}\n")
     return state
 
 

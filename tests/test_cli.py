@@ -146,3 +146,20 @@ def test_play_json_shows_the_board_after_each_step(capsys):
                      "value": None}  # a face-down cat is its owner's back
     first = steps[0]["board"][0][0]
     assert first["kind"] == "ingredient" and first["token"] == steps[0]["move"]["token"]
+
+
+def test_an_ending_by_the_referees_rule_is_named_so(capsys):
+    from companion.cli import main
+
+    # seed 0, 4 players: every token ends on the board or behind the screens, nobody can act
+    assert main(["play", "food-alley/shopper", "--players", "4", "--seed", "0", "--auto"]) == 0
+    out = capsys.readouterr().out
+    assert "Game over, ended by the referee's rule: no player could move or store" in out
+    assert main(["play", "food-alley/shopper", "--players", "4", "--seed", "0", "--auto",
+                 "--json"]) == 0
+    final = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert final["end_rule"] == "referee" and final["end"].startswith("no player could move")
+    assert main(["play", "food-alley/stray", "--players", "2", "--seed", "5", "--auto",
+                 "--json"]) == 0
+    final = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert final["end_rule"] == "rulebook" and final["end"] == "both sets are played"

@@ -159,6 +159,8 @@ class GameState(ABC):
 
     GAME_ID: ClassVar[str]
     codec: ClassVar[ActionCodec]
+    # end reasons that are the referee's rules, not the rulebook's (a game that would not end)
+    REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players

@@ -27,6 +27,7 @@ def final_summary(state: GameState) -> dict[str, Any]:
         "ranking": ranking,
         "winners": ranking[0] if ranking else [],
         "end": getattr(state, "end_reason", None),
+        "end_rule": "referee" if ended_by_referee(state) else "rulebook",
     }
     places = getattr(state, "token_places", None)
     if places is not None:
@@ -54,3 +55,18 @@ def score_table(state: GameState) -> str:
     winners = [state.player_name(q) for q in state.ranking()[0]]
     lines.append(("Winners (tied): " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
     return "\n".join(lines)
+
+
+def ended_by_referee(state: GameState) -> bool:
+    """Whether the game ended (or its final round began) by one of the referee's rules."""
+    return getattr(state, "end_reason", None) in type(state).REFEREE_ENDINGS
+
+
+def end_line(state: GameState) -> str:
+    """The end of the game in a sentence, saying when it was the referee's rule."""
+    reason = getattr(state, "end_reason", None)
+    if not reason:
+        return "Game over."
+    if ended_by_referee(state):
+        return f"Game over, ended by the referee's rule: {reason}."
+    return f"Game over: {reason}."

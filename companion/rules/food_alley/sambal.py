@@ -46,6 +46,9 @@ MIN_MARKET = 6  # "less than 6 ingredients on the market" ends the game
 STALL_ROUNDS = 10  # docs/rules/sambal.md: 10 rounds without a recipe or a cat placed or fed
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 BROWN = "brown"
+# endings that are the referee's rules, where the rulebook is silent (docs/rules/sambal.md)
+EVERYONE_OUT = "every player is out of coins and ingredients"
+STALLED = f"{STALL_ROUNDS} rounds passed without a recipe claimed or a cat placed or fed"
 RECIPE_PILES = ("top", "open")  # which cards of a pile may be claimed (docs/rules/sambal.md)
 DEFAULT_RECIPES = "top"
 
@@ -259,6 +262,7 @@ class SambalState(GameState):
 
     GAME_ID: ClassVar[str] = GAME_ID
     codec: ClassVar[ActionCodec] = codec
+    REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({EVERYONE_OUT, STALLED})
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Components) -> None:
@@ -753,7 +757,7 @@ class SambalState(GameState):
                 else:
                     self.eliminated[p] = True
         if not self._active():
-            self._finish("every player is out of coins and ingredients")
+            self._finish(EVERYONE_OUT)
             return
         if sellers:
             self.phase = "sell"
@@ -880,8 +884,7 @@ class SambalState(GameState):
         elif len(self.market_ingredients()) < MIN_MARKET:
             self._finish(f"fewer than {MIN_MARKET} ingredients are left on the market")
         elif self.stalled_rounds >= STALL_ROUNDS:
-            self._finish(f"{STALL_ROUNDS} rounds passed without a recipe claimed or a cat placed "
-                         "or fed")
+            self._finish(STALLED)
         else:
             self._start_round()
 

@@ -59,6 +59,9 @@ OFFER_SIZE = 3  # "draw three tokens ... coin side up next to the board"
 LISTS_PER_SIDE = 5  # "place 5 of them around the board, one type per side"
 SET_BONUS = 4  # "A set of all four types of grocery lists is worth 4 points."
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
+# endings that are the referee's rules, where the rulebook is silent (docs/rules/shopper.md)
+NO_LIST_LEFT = "no grocery list is left to claim or complete"
+NOBODY_CAN_ACT = "no player could move or store for a whole round"
 
 codec = ActionCodec()
 
@@ -299,6 +302,7 @@ class ShopperState(GameState):
 
     GAME_ID: ClassVar[str] = GAME_ID
     codec: ClassVar[ActionCodec] = codec
+    REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({NO_LIST_LEFT, NOBODY_CAN_ACT})
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Components) -> None:
@@ -1003,13 +1007,13 @@ class ShopperState(GameState):
                 self.end_reason = f"{self.names[p]} reached {self.smileys(p)} smileys"
             elif self._no_smileys_left():
                 self.final_round = True
-                self.end_reason = "no grocery list is left to claim or complete"
+                self.end_reason = NO_LIST_LEFT
         nxt = (p + 1) % self.players
         if self.final_round and nxt == self.start_player:
             self.phase = "over"
         elif self.passes_in_row >= self.players:
             self.phase = "over"
-            self.end_reason = "no player could move or store for a whole round"
+            self.end_reason = NOBODY_CAN_ACT
         else:
             self.turn = nxt
             # "Restock the coins if needed up to 3": whenever the bag has tokens again (a store
