@@ -8,6 +8,7 @@ import os
 import random
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from companion.rules import CHANCE, SIMULTANEOUS, GameState, RulesError, find_game, game_names
@@ -49,59 +50,159 @@ def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> Gam
     return state
 
 
-def play_interactive(state: GameState, *, inp: TextIO, out: TextIO) -> GameState:
-    """Type the number of a legal move; 'u' undoes, 'h' asks for the store hint, 'q' quits.
+CLEAR = "\033[2J\033[H"
+COMMANDS = "u=undo, h=hint, b=board, s=scores, q=save and quit"
 
-    Chance steps (draws, cats) come from the seeded RNG, as if the table had drawn them.
-    """
-    while not state.is_terminal():
-        actor = state.current_player()
-        if actor == CHANCE:
-            state.play_chance()
-            out.write(f"     {state.log[-1]['text']}\n")
-            continue
-        if actor == SIMULTANEOUS:  # secret choices: each player in turn, at the same screen
-            actor = state.acting_players()[0]
-        legal = state.legal_actions(actor)
-        out.write(f"\n{state.player_name(actor)} to act:\n")
-        for i, action in enumerate(legal):
-            out.write(f"  {i:3d}  {action}\n")
-        out.write("choice (number, u=undo, h=hint, q=quit): ")
-        out.flush()
+
+class Stopped(Exception):
+    """The players stopped the game (q, end of input, Ctrl-C)."""
+
+
+def _private_turn(state: GameState, actor: int) -> bool:
+    """Whether this decision is one player's secret (a sealed coin, a face-down cat)."""
+    if state.current_player() == SIMULTANEOUS:
+        return True
+    legal = state.legal_actions(actor)
+    return bool(legal) and state._private_to(legal[0]) is not None
+
+
+def _public_text(entry: dict[str, Any]) -> str:
+    return entry["public_text"] if "private_to" in entry else entry["text"]
+
+
+def _read(inp: TextIO, out: TextIO, prompt: str) -> str:
+    out.write(prompt)
+    out.flush()
+    try:
         line = inp.readline()
-        if not line or line.strip() == "q":
-            out.write("\nstopped; nothing is lost: the log holds every move so far\n")
-            return state
-        answer = line.strip()
-        try:
-            if answer == "u":
-                undone = state.undo()
-                out.write(f"undid: {undone['text']}\n")
-            elif answer == "h":
-                best = getattr(state, "best_store", lambda q: None)(actor)
-                out.write(f"hint: {best if best else 'no set of 4 completes a list'}\n")
-            else:
-                before = len(state.log)
-                state.apply_action(legal[int(answer)], player=actor)
-                text = state.log[-1]["text"] if len(state.log) > before else "(sealed)"
-                out.write(f"  > {text}\n")
-        except (ValueError, IndexError, RulesError) as exc:
-            out.write(f"not possible: {exc}\n")
+    except KeyboardInterrupt:
+        raise Stopped from None
+    if not line:
+        raise Stopped
+    return line.strip()
+
+
+def play_interactive(state: GameState, *, inp: TextIO, out: TextIO,
+                     save: Path | None = None) -> GameState:
+    """Type the number of a legal move; u undoes, h gives the mode's hint, b shows the board,
+    s the scores so far, q saves the game and quits (so do the end of input and Ctrl-C).
+
+    Chance steps (draws, cats) come from the seeded RNG, as if the table had drawn them. A
+    player's secret (a sealed coin, a face-down cat) is chosen behind a "pass the screen"
+    prompt, on a cleared screen, and the shared screen shows only its public text.
+    """
+    try:
+        _play_interactive(state, inp, out)
+    except (Stopped, KeyboardInterrupt):
+        out.write("\n")
+        if save is not None:
+            save.parent.mkdir(parents=True, exist_ok=True)
+            save.write_text(json.dumps(state.to_json()), encoding="utf-8")
+            out.write(f"stopped; the game is saved in {save}: go on with "
+                      f"companion play {state.GAME_ID} --resume\n")
+        else:
+            out.write("stopped; this game is not saved\n")
+        return state
     out.write(f"\n{end_line(state)}\n\n{score_table(state)}\n")
     return state
 
 
+def _play_interactive(state: GameState, inp: TextIO, out: TextIO) -> None:
+    while not state.is_terminal():
+        actor = state.current_player()
+        if actor == CHANCE:
+            state.play_chance()
+            out.write(f"     {_public_text(state.log[-1])}\n")
+            continue
+        if actor == SIMULTANEOUS:  # secret choices: each player in turn, at the same screen
+            actor = state.acting_players()[0]
+        name = state.player_name(actor)
+        secret = _private_turn(state, actor)
+        if secret:
+            if _read(inp, out, f"\nPass the screen to {name}, then press Enter ") == "q":
+                raise Stopped
+            out.write(CLEAR)
+        legal = state.legal_actions(actor)
+        out.write(f"\n{name} to act:\n")
+        for i, action in enumerate(legal):
+            out.write(f"  {i:3d}  {action}\n")
+        answer = _read(inp, out, f"choice (0-{len(legal) - 1}; {COMMANDS}): ")
+        if secret:
+            out.write(CLEAR)
+        if answer == "q":
+            raise Stopped
+        try:
+            if answer == "u":
+                undone = state.undo(player=actor if state.sealed else None)
+                out.write(f"undid: {undone['text']}\n")
+            elif answer == "h":
+                out.write(f"hint: {_hint(state, actor)}\n")
+            elif answer == "b":
+                board = state.camera_board()
+                out.write((grid_table(board) if board else "no board in this game") + "\n")
+            elif answer == "s":
+                for sc in state.scores():
+                    parts = ", ".join(f"{k} {v}" for k, v in sc.breakdown.items())
+                    out.write(f"  {state.player_name(sc.player)}: {sc.total} ({parts})\n")
+            elif answer.isascii() and answer.isdigit() and int(answer) < len(legal):
+                before = len(state.log)
+                state.apply_action(legal[int(answer)], player=actor)
+                text = _public_text(state.log[-1]) if len(state.log) > before else (
+                    f"{name} has chosen")
+                out.write(f"  > {text}\n")
+            else:
+                out.write(f"not a choice: type a number from 0 to {len(legal) - 1}, or one of "
+                          f"{COMMANDS}\n")
+        except RulesError as exc:
+            out.write(f"not possible: {exc}\n")
+
+
+def _hint(state: GameState, actor: int) -> str:
+    """The mode's hint: in Shopper the best set of 4 to store; the other modes have none."""
+    best_store = getattr(state, "best_store", None)
+    if best_store is None:
+        return "this mode has no hint"
+    best = best_store(actor)
+    return str(best) if best else "no set of 4 completes one of your lists"
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
+    from companion.table.journal import default_data_dir
+
+    if args.json and not args.auto:
+        print("companion play: --json prints a seeded game played with --auto; add --auto, or "
+              "play interactively without --json", file=sys.stderr)
+        return 2
     try:
         cls = find_game(args.game)
-        state = cls.new(args.players, args.seed)
     except ValueError as exc:
         print(f"companion play: {exc}", file=sys.stderr)
         return 2
+    save = (Path(args.data) if args.data else default_data_dir()) / (
+        "play-" + cls.GAME_ID.replace("/", "-") + ".json")
+    if args.resume:
+        try:
+            state = cls.from_json(json.loads(save.read_text(encoding="utf-8")))
+        except FileNotFoundError:
+            print(f"companion play: no saved {args.game} game in {save.parent}; start one "
+                  "without --resume", file=sys.stderr)
+            return 2
+        except (ValueError, RulesError) as exc:
+            print(f"companion play: the saved game {save} cannot be read ({exc}); start a "
+                  "new one without --resume", file=sys.stderr)
+            return 2
+    else:
+        try:
+            state = cls.new(args.players, args.seed)
+        except ValueError as exc:
+            print(f"companion play: {exc}", file=sys.stderr)
+            return 2
     if args.auto:
         play_auto(state, args.seed, as_json=args.json, out=sys.stdout)
     else:
-        play_interactive(state, inp=sys.stdin, out=sys.stdout)
+        play_interactive(state, inp=sys.stdin, out=sys.stdout, save=save)
+        if state.is_terminal() and save.exists():
+            save.unlink()
     return 0
 
 
@@ -195,10 +296,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     play = sub.add_parser("play", help="play a game from the command line")
     play.add_argument("game", help=f"one of: {', '.join(game_names())}")
-    play.add_argument("--players", type=int, default=4)
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
+    play.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     play.add_argument("--auto", action="store_true", help="seeded random legal moves")
-    play.add_argument("--json", action="store_true", help="one JSON object per line")
+    play.add_argument("--json", action="store_true", help="with --auto: one JSON object per "
+                      "line")
+    play.add_argument("--resume", action="store_true", help="go on with the game saved when "
+                      "the last one was stopped")
+    play.add_argument("--data", help="where a stopped game is saved (default "
+                      "$XDG_DATA_HOME/food-alley-companion)")
     play.set_defaults(func=_cmd_play)
     scan = sub.add_parser("scan", help="read the board in camera images")
     scan.add_argument("images", nargs="+")
@@ -236,6 +342,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # output piped into a reader that stopped early (head, less)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

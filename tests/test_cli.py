@@ -71,9 +71,82 @@ def test_interactive_play_takes_numbers_undo_and_quit():
     play_interactive(state, inp=script, out=out)
     text = out.getvalue()
     assert "undid: " in text
-    assert text.count("not possible") == 2
-    assert "nothing is lost" in text
+    assert text.count("not a choice: type a number from 0 to") == 2
+    assert "this game is not saved" in text
     assert len([e for e in state.log if e["actor"] != "chance"]) == 1
+
+
+@pytest.mark.parametrize("typed", ["-1", "\u0663", "1.5", "99999999999999999999", ""])
+def test_interactive_play_refuses_what_is_not_a_choice(typed):
+    state = ShopperState.new(2, 4)
+    out = io.StringIO()
+    play_interactive(state, inp=io.StringIO(f"{typed}\nq\n"), out=out)
+    text = out.getvalue()
+    assert "not a choice: type a number from 0 to" in text
+    assert "invalid literal" not in text and "index" not in text
+    assert not [e for e in state.log if e["actor"] != "chance"]
+
+
+def test_ctrl_c_saves_the_game_without_a_traceback(tmp_path):
+    class CtrlC(io.StringIO):
+        def readline(self, *args):
+            raise KeyboardInterrupt
+
+    state = ShopperState.new(2, 4)
+    out = io.StringIO()
+    save = tmp_path / "game.json"
+    play_interactive(state, inp=CtrlC(), out=out, save=save)
+    assert "saved in" in out.getvalue() and "--resume" in out.getvalue()
+    assert ShopperState.from_json(json.loads(save.read_text())).to_json() == state.to_json()
+
+
+def test_quit_saves_and_resume_goes_on(capsys, monkeypatch, tmp_path):
+    from companion.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n0\nq\n"))  # black places a cat
+    assert main(["play", "food-alley/stray", "--players", "2", "--seed", "3", "--data",
+                 str(tmp_path)]) == 0
+    assert "--resume" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nb\n\ns\nq\n"))
+    assert main(["play", "food-alley/stray", "--resume", "--data", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "cat black ?" in out or "cat white ?" in out  # the board: the cat placed before
+    assert "exact_matches" in out  # the scores so far
+
+
+def test_hints_are_the_modes_own():
+    from companion.rules.food_alley.sambal import SambalState
+
+    out = io.StringIO()
+    play_interactive(SambalState.new(2, 1), inp=io.StringIO("Enter\nh\nq\n"), out=out)
+    assert "this mode has no hint" in out.getvalue()
+    assert "no set of 4" not in out.getvalue()
+
+
+def test_secrets_are_chosen_behind_the_screen_and_never_shown():
+    from companion.cli import CLEAR
+    from companion.rules.food_alley.sambal import SambalState
+
+    state = SambalState.new(2, 1)
+    out = io.StringIO()
+    play_interactive(state, inp=io.StringIO("\n0\n\n0\nq\n"), out=out)
+    text = out.getvalue()
+    capital = [e["action"]["token"] for e in state.log if "private_to" in e]
+    assert capital and "Pass the screen to black" in text
+    shared = "".join(part.split(CLEAR)[0] for part in text.split("Pass the screen")[1:])
+    shared = text.split("Pass the screen")[0] + shared  # what the table sees
+    for token in capital:
+        assert f"draws {token}" not in shared
+    assert "draws a coin behind the screen" in shared
+    for chunk in text.split(CLEAR)[1::2]:  # behind the screen: the sealed options
+        assert "offer" in chunk
+
+
+def test_json_without_auto_is_refused(capsys):
+    from companion.cli import main
+
+    assert main(["play", "food-alley/shopper", "--json"]) == 2
+    assert "--json prints a seeded game played with --auto" in capsys.readouterr().err
 
 
 def test_corrupt_saved_state_is_refused():
