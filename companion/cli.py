@@ -157,6 +157,24 @@ def _play_interactive(state: GameState, inp: TextIO, out: TextIO) -> None:
             out.write(f"not possible: {exc}\n")
 
 
+def parse_options(pairs: list[str] | None, game: type[GameState]) -> dict[str, str]:
+    """Table options from ``--option KEY=VALUE`` (Sambal: ``recipes=top`` or ``recipes=open``).
+
+    :raises ValueError: naming the option that is not KEY=VALUE or not the game's.
+    """
+    options = {}
+    known = game.TABLE_OPTIONS
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key or not value:
+            raise ValueError(f"--option {pair!r}: write KEY=VALUE, like recipes=open")
+        if key not in known:
+            offered = "; ".join(f"{k}: {v}" for k, v in known.items()) or "none"
+            raise ValueError(f"{game.GAME_ID} has no option {key!r} (its options: {offered})")
+        options[key] = value
+    return options
+
+
 def _hint(state: GameState, actor: int) -> str:
     """The mode's hint: in Shopper the best set of 4 to store; the other modes have none."""
     best_store = getattr(state, "best_store", None)
@@ -193,8 +211,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             return 2
     else:
         try:
-            state = cls.new(args.players, args.seed)
-        except ValueError as exc:
+            state = cls.new(args.players, args.seed, **parse_options(args.option, cls))
+        except (ValueError, TypeError) as exc:
             print(f"companion play: {exc}", file=sys.stderr)
             return 2
     if args.auto:
@@ -303,6 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
                       "line")
     play.add_argument("--resume", action="store_true", help="go on with the game saved when "
                       "the last one was stopped")
+    play.add_argument("--option", action="append", metavar="KEY=VALUE",
+                      help="a table option, e.g. recipes=open for Sambal's open recipe piles "
+                      "(default top: only the top card of each pile)")
     play.add_argument("--data", help="where a stopped game is saved (default "
                       "$XDG_DATA_HOME/food-alley-companion)")
     play.set_defaults(func=_cmd_play)

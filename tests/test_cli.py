@@ -236,3 +236,16 @@ def test_an_ending_by_the_referees_rule_is_named_so(capsys):
                  "--json"]) == 0
     final = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert final["end_rule"] == "rulebook" and final["end"] == "both sets are played"
+
+
+def test_table_options_are_checked(capsys):
+    from companion.cli import main
+
+    assert main(["play", "food-alley/sambal", "--players", "2", "--option", "recipes=open",
+                 "--auto", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert any(x["move"]["type"] == "pile" for x in lines[:-1])  # open piles: unordered
+    assert main(["play", "food-alley/sambal", "--option", "nonsense=1", "--auto"]) == 2
+    assert "has no option 'nonsense' (its options: recipes" in capsys.readouterr().err
+    assert main(["play", "food-alley/sambal", "--option", "recipes", "--auto"]) == 2
+    assert "write KEY=VALUE" in capsys.readouterr().err

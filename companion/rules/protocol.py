@@ -161,6 +161,8 @@ class GameState(ABC):
     codec: ClassVar[ActionCodec]
     # end reasons that are the referee's rules, not the rulebook's (a game that would not end)
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset()
+    # options a table may set (name -> its values, in words), beyond the seat colours
+    TABLE_OPTIONS: ClassVar[dict[str, str]] = {}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players

@@ -89,6 +89,8 @@ def answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
 
 
 def run_referee(args: argparse.Namespace) -> int:
+    from companion.cli import parse_options
+    from companion.rules import find_game
     from companion.vision.locate import VisionError
     from companion.vision.reader import BoardReader
 
@@ -120,9 +122,10 @@ def run_referee(args: argparse.Namespace) -> int:
                 print(f"companion referee: --names gives {len(names)} names for "
                       f"{args.players} players", file=sys.stderr)
                 return 2
+            options = parse_options(args.option, find_game(args.game))
             session = RefereeSession.start(args.game, args.players, names=names,
-                                           journal=journal)
-    except (ValueError, RulesError) as exc:
+                                           journal=journal, **options)
+    except (ValueError, TypeError, RulesError) as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
     try:
@@ -202,4 +205,6 @@ def add_parser(sub: Any, game_names: list[str]) -> None:
                      "$XDG_DATA_HOME/food-alley-companion)")
     ref.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
     ref.add_argument("--json", action="store_true", help="one JSON object per applied step")
+    ref.add_argument("--option", action="append", metavar="KEY=VALUE",
+                     help="a table option, e.g. recipes=open for Sambal's open recipe piles")
     ref.set_defaults(func=run_referee)

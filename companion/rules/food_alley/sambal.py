@@ -263,6 +263,8 @@ class SambalState(GameState):
     GAME_ID: ClassVar[str] = GAME_ID
     codec: ClassVar[ActionCodec] = codec
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({EVERYONE_OUT, STALLED})
+    TABLE_OPTIONS: ClassVar[dict[str, str]] = {
+        "recipes": "top (only the top card of each pile may be claimed; the default) or open"}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Components) -> None:
