@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
 import random
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,7 +52,7 @@ def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> Gam
     return state
 
 
-CLEAR = "\033[2J\033[H"
+CLEAR = "\033[3J\033[2J\033[H"  # the scrollback too: a secret cannot be scrolled back to
 COMMANDS = "u=undo, h=hint, b=board, s=scores, q=save and quit"
 
 
@@ -126,7 +128,14 @@ def _play_interactive(state: GameState, inp: TextIO, out: TextIO) -> None:
         out.write(f"\n{name} to act:\n")
         for i, action in enumerate(legal):
             out.write(f"  {i:3d}  {action}\n")
-        answer = _read(inp, out, f"choice (0-{len(legal) - 1}; {COMMANDS}): ")
+        prompt = f"choice (0-{len(legal) - 1}; {COMMANDS}): "
+        if secret and inp is sys.stdin and sys.stdin.isatty():
+            try:  # typed unseen: the screen may be turned before it is cleared
+                answer = getpass.getpass(prompt).strip()
+            except EOFError:
+                raise Stopped from None
+        else:
+            answer = _read(inp, out, prompt)
         if secret:
             out.write(CLEAR)
         if answer == "q":
@@ -218,6 +227,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if args.auto:
         play_auto(state, args.seed, as_json=args.json, out=sys.stdout)
     else:
+        def stop(signum: int, frame: Any) -> None:  # the terminal closed: save, as on Ctrl-C
+            raise KeyboardInterrupt
+
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            signal.signal(sig, stop)
         play_interactive(state, inp=sys.stdin, out=sys.stdout, save=save)
         if state.is_terminal() and save.exists():
             save.unlink()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from companion.cli import CLEAR
 from companion.rules.protocol import RulesError
 from companion.table.answers import RecordingError, ScriptedTable, load_record
 from companion.table.journal import Journal, JournalError, default_data_dir
@@ -55,12 +56,15 @@ def _ask_terminal(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
             continue
         public = session.public_question(q)
         if q.kind == "private":
-            out.write("\033[2J\033[H" + public["prompt"] + "\n")
+            out.write(CLEAR + public["prompt"] + "\n")
             options = session.private_options(q.id)
             for o in options:
                 out.write(f"  {o['index']:3d}  {o['text']}\n")
-            answer = getpass.getpass("choice (hidden): ")
-            out.write("\033[2J\033[H")
+            try:
+                answer = getpass.getpass("choice (hidden): ")
+            except EOFError:
+                raise KeyboardInterrupt from None
+            out.write(CLEAR)
         else:
             out.write(public["prompt"] + "\n")
             shown = public.get("options") or [
@@ -71,10 +75,16 @@ def _ask_terminal(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
             out.write("choice: ")
             out.flush()
             answer = inp.readline()
+            if not answer:
+                raise KeyboardInterrupt
+        typed = answer.strip()
+        if not (typed.isascii() and typed.isdigit()):
+            out.write("not taken: type the number of one of the options\n")
+            continue
         try:
-            session.answer(q.id, int(answer.strip()))
-        except (ValueError, AnswerError) as exc:
-            out.write(f"not taken ({exc}); type the number of an option\n")
+            session.answer(q.id, int(typed))
+        except AnswerError as exc:
+            out.write(f"not taken ({exc}); type the number of one of the options\n")
 
 
 def answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
@@ -96,42 +106,54 @@ def run_referee(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     try:
+        source = open_source(args.source, fps=args.fps)
+        reader = BoardReader()
+    except (SourceError, VisionError) as exc:
+        print(f"companion referee: {exc}", file=sys.stderr)
+        return 2
+    try:
         journal = Journal(Path(args.data) if args.data else default_data_dir())
     except JournalError as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
     table = None
+    recorded_final = None
     if args.answers:
         try:
-            steps, _ = load_record(Path(args.answers))
+            steps, recorded_final = load_record(Path(args.answers))
         except RecordingError as exc:
             print(f"companion referee: {exc}", file=sys.stderr)
             return 2
         table = ScriptedTable(steps)
     try:
+        record = journal.unfinished(args.game)
+        players = record.players if args.resume and record is not None else args.players
+        mismatch = _answers_mismatch(recorded_final, args.game, players, args.answers)
+        if mismatch:
+            print(f"companion referee: {mismatch}", file=sys.stderr)
+            return 2
         if args.resume:
-            record = journal.unfinished(args.game)
             if record is None:
                 print(f"companion referee: no unfinished {args.game} game in {journal.path}; "
                       "start one without --resume", file=sys.stderr)
                 return 2
             session = RefereeSession.resume(journal, record.id)
         else:
+            if record is not None:
+                journal.abandon(record.id)
+                print(f"companion referee: the unfinished {args.game} game {record.id} is set "
+                      "aside (kept in the journal); a new game starts", file=sys.stderr)
             names = [n.strip() for n in args.names.split(",")] if args.names else None
-            if names is not None and len(names) != args.players:
-                print(f"companion referee: --names gives {len(names)} names for "
-                      f"{args.players} players", file=sys.stderr)
+            if names is not None and (len(names) != args.players or len(set(names)) != len(
+                    names) or not all(names)):
+                print(f"companion referee: --names needs {args.players} different names, one "
+                      f"for each player, comma-separated (got {','.join(names)})",
+                      file=sys.stderr)
                 return 2
             options = parse_options(args.option, find_game(args.game))
             session = RefereeSession.start(args.game, args.players, names=names,
                                            journal=journal, **options)
     except (ValueError, TypeError, RulesError) as exc:
-        print(f"companion referee: {exc}", file=sys.stderr)
-        return 2
-    try:
-        source = open_source(args.source, fps=args.fps)
-        reader = BoardReader()
-    except (SourceError, VisionError) as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
     session.subscribe(_printer(args.json, out))
@@ -169,7 +191,7 @@ def run_referee(args: argparse.Namespace) -> int:
                                 settled.confidence)
                 answer()
     except (SourceError, KeyboardInterrupt) as exc:
-        print(f"companion referee: stopped ({exc or 'interrupted'}); the game is kept in "
+        print(f"companion referee: stopped ({str(exc) or 'interrupted'}); the game is kept in "
               f"{journal.path}: go on with --resume", file=sys.stderr)
         return 1
     if session.state.is_terminal():
@@ -178,6 +200,20 @@ def run_referee(args: argparse.Namespace) -> int:
           f"({session.waiting}); the game is kept in {journal.path}: go on with --resume",
           file=sys.stderr)
     return 1
+
+
+def _answers_mismatch(final: dict[str, Any] | None, game: str, players: int,
+                      path: str | None) -> str | None:
+    """Why a recorded game cannot answer this one (another game, other players), or None."""
+    if final is None:
+        return None
+    if final.get("game") != game:
+        return f"{path} is a recording of {final.get('game')}, not {game}"
+    seats = len(final.get("scores") or {})
+    if seats and seats != players:
+        return (f"{path} is a recording of a {seats}-player game, not {players}: pass "
+                f"--players {seats}")
+    return None
 
 
 def _jpeg(image: Any) -> bytes:

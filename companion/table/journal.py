@@ -197,6 +197,12 @@ class Journal:
                 return record
         return None
 
+    def abandon(self, gid: int) -> None:
+        """Set an unfinished game aside (a new one was started instead); it stays kept."""
+        with self._tx():
+            self.db.execute("UPDATE games SET status='abandoned' WHERE id=? AND "
+                            "status='playing'", (gid,))
+
     def finish(self, gid: int, final: dict[str, Any]) -> None:
         with self._tx():
             self.db.execute("UPDATE games SET status='over', ended=?, final=? WHERE id=?",

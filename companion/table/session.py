@@ -426,8 +426,27 @@ class RefereeSession:
             "conflict": "which conflict area do you choose?", "discard": "which ingredient "
             "do you discard?", "move-paw": "which paw do you move?", "place":
             "which spare grocery list do you take?", "sell": "which ingredient do you sell?",
+            "cat": "which cat was it (its value)?", "place-cat": "which cat did you place?",
+            "buy": "which ingredient did you buy?", "feed": "which cat did you feed, and "
+            "with what?", "move": "where did your shopper go?", "shop": "which tokens did "
+            "you collect?", "take-ingredient": "which ingredient did you take?",
+            "swap-ingredient": "which ingredients did you swap?", "swap-cat": "which cat "
+            "did you swap?", "stack": "which recipes make this pile, top card first?",
         }.get(kind, "what happened?")
+        if kind == "draw":
+            what = f"which token came out of the bag ({self._drawn_for()})?"
         return f"{who}: {what}"
+
+    def _drawn_for(self) -> str:
+        """What the pending draw is for, in a few words (the engine's own phrase)."""
+        state = self.state
+        phase = getattr(state, "phase", "")
+        return {"fill": "to fill the market", "capital": "behind a screen",
+                "start-draw": "to choose the start player", "offer": "for the offer",
+                "restock": "to restock the offer", "top-up": "to restock the offer",
+                "blind": "drawn blindly under the shopper", "reference":
+                "the reference token of the next column", "refill": "to refill the market",
+                }.get(phase, "a draw")
 
     # --- answers ---------------------------------------------------------------------------
     def answer(self, question_id: int, choice: int | Action, *, seat: str | None = None) -> None:
@@ -447,9 +466,9 @@ class RefereeSession:
             self._apply_steps(candidate.steps, "answer", frame=self._last_frame)
             self._after_answer()
             return
-        action = q.options[choice] if isinstance(choice, int) else choice
         if isinstance(choice, int) and not 0 <= choice < len(q.options):
             raise AnswerError(f"question {question_id} has options 0-{len(q.options) - 1}")
+        action = q.options[choice] if isinstance(choice, int) else choice
         if action not in q.options:
             raise AnswerError(f"{action} is not one of the options of question {question_id}")
         del self.questions[question_id]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import main
+from companion.cli import CLEAR, main
 from companion.table.cli import _ask_terminal
 from companion.table.session import RefereeSession
 
@@ -18,7 +18,8 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed
 @pytest.mark.parametrize("args,message", [
     (["--source", "projector:2"], "unknown source"),
     (["--source", "frames:/no/such/folder"], "no such folder"),
-    (["--names", "Ann", "--source", "frames:/tmp"], "--names gives 1 names for 2 players"),
+    (["--names", "Ann", "--source", "frames:/tmp"], "--names needs 2 different names"),
+    (["--names", "Ann,Ann", "--source", "frames:/tmp"], "--names needs 2 different names"),
     (["--resume", "--source", "frames:/tmp"], "no unfinished"),
 ])
 def test_bad_arguments_are_named(capsys, tmp_path, args, message):
@@ -65,8 +66,8 @@ def test_a_private_entry_clears_the_screen_and_hides_the_input(monkeypatch):
     _ask_terminal(session, io.StringIO(), out)
     screen = out.getvalue()
     assert typed == ["choice (hidden): "]
-    assert screen.startswith("\033[2J\033[H")  # cleared before
-    assert screen.endswith("\033[2J\033[H")  # and after
+    assert screen.startswith(CLEAR)  # cleared before, scrollback too
+    assert screen.endswith(CLEAR)  # and after
     assert len(state.log) == 26 and "private_to" in state.log[-1]
 
 
@@ -87,3 +88,61 @@ def test_step_events_carry_no_private_value():
     for e in events:
         if e.kind == "question":
             assert "options" not in e.data  # a private question names only its player
+
+
+@pytest.mark.parametrize("typed", ["9999\n", "-1\n", "abc\n", "\n"])
+def test_a_terminal_answer_that_is_no_option_is_refused_politely(typed):
+    session = RefereeSession.start("food-alley/shopper", 2)
+    state = session.state
+    while state.phase == "fill":
+        state.apply_action(state.sample_chance())
+    session.begin()  # the lists along the first side: a public entry
+    assert [q.kind for q in session.questions.values()] == ["enter"]
+    out = io.StringIO()
+    _ask_terminal(session, io.StringIO(typed), out)
+    assert "not taken" in out.getvalue() and "type the number of one of the options" in \
+        out.getvalue()
+    assert "invalid literal" not in out.getvalue()
+    assert len(state.log) == 25 and session.questions  # nothing applied, still asked
+
+
+def test_the_end_of_input_at_a_question_stops_cleanly():
+    session = RefereeSession.start("food-alley/shopper", 2)
+    state = session.state
+    while state.phase == "fill":
+        state.apply_action(state.sample_chance())
+    session.begin()
+    with pytest.raises(KeyboardInterrupt):  # the CLI saves and says how to resume
+        _ask_terminal(session, io.StringIO(""), io.StringIO())
+
+
+@pytest.mark.parametrize("args,message", [
+    (["food-alley/stray", "--players", "4"], "a 2-player game, not 4: pass --players 2"),
+    (["food-alley/sambal", "--players", "2"], "a recording of food-alley/stray, not "
+                                              "food-alley/sambal"),
+])
+def test_answers_of_another_game_are_refused(capsys, tmp_path, args, message):
+    code = main(["referee", *args, "--data", str(tmp_path), "--source",
+                 f"video:{FIXTURE / 'recording.mp4'}", "--answers",
+                 str(FIXTURE / "answers.jsonl")])
+    assert code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_new_game_sets_the_unfinished_one_aside(capsys, tmp_path):
+    from companion.table.journal import Journal
+
+    journal = Journal(tmp_path)
+    RefereeSession.start("food-alley/stray", 2, journal=journal)
+    journal.close()
+    main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
+          "--source", f"video:{FIXTURE / 'recording.mp4'}", "--answers",
+          str(FIXTURE / "answers.jsonl")])
+    assert "is set aside (kept in the journal)" in capsys.readouterr().err
+    assert [g.status for g in Journal(tmp_path).games()] == ["abandoned", "over"]
+
+
+def test_a_source_that_cannot_be_opened_starts_no_game(tmp_path):
+    assert main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
+                 "--source", "frames:/no/such/folder"]) == 2
+    assert not (tmp_path / "journal.sqlite").exists()
