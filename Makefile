@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/companion play food-alley/shopper --players 4 --seed 7 --auto
+	$(BIN)/companion play food-alley/shopper --players 4 --seed 1 --auto
 
 test: $(STAMP)
 	$(BIN)/ruff check companion tests bench
