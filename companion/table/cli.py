@@ -152,7 +152,7 @@ def run_referee(args: argparse.Namespace) -> int:
                 return 2
             options = parse_options(args.option, find_game(args.game))
             session = RefereeSession.start(args.game, args.players, names=names,
-                                           journal=journal, **options)
+                                           journal=journal, source=args.source, **options)
     except (ValueError, TypeError, RulesError) as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
@@ -169,8 +169,11 @@ def run_referee(args: argparse.Namespace) -> int:
     answer()
     # a recording resumed: go on from the reading that decided the last committed step (its
     # frames are still settling there); a live camera shows the table as it is now
-    resume_from = (session.frame_t - RESUME_LEAD_S if args.resume and session.frame_t is not None
-                   and not args.source.startswith(("camera", "webcam")) else None)
+    same_recording = (args.resume and session.game_id is not None
+                      and journal.game(session.game_id).source == args.source
+                      and not args.source.startswith(("camera", "webcam")))
+    resume_from = (session.frame_t - RESUME_LEAD_S if same_recording
+                   and session.frame_t is not None else None)
     start = first_t = None
     try:
         with source:

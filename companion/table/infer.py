@@ -302,10 +302,18 @@ class Explainer:
                     options = [a for a, _ in states.values()]
                     entry = _entry_kind(state, options[0])
                     hinted = self._revealed(path.board, board, states)
+                    # wait for the reveal only while the board still shows the thing as the
+                    # step left it (a cat's back): gone already, the reveal was missed
+                    changed = [i for i in range(25) if board[i] != path.board[i]]
+                    waiting = all(self.seen[i] is None or self.seen[i] == board[i]
+                                  for i in changed)
+                    if any(_covers(self.seen[i]) and not _same_piece(board[i], self.seen[i])
+                           for i in changed):
+                        continue  # another piece lies there (another player's cat): not this
                     if path.guessed_at is None:
                         blocks.append(self._blocked(path, wrong, Question(
                             entry, _who(state), n, options, shown=True,
-                            deferred=entry == "private" and not hinted)))
+                            deferred=entry == "private" and not hinted and waiting)))
                     # probe: a later reveal on the board may tell them apart. A private one
                     # (a cat face down) is followed only where the board already shows it
                     # turned up: its value is then read, not asked
@@ -529,6 +537,17 @@ def explain(state: GameState, seen: Keys, lag: dict[int, str] | None = None) -> 
     if len(ahead) == 1:
         return Inference("apply", next(iter(ahead.values())).steps)
     return _choose(state, list(ahead.values()))
+
+
+def _same_piece(a: str | None, b: str | None) -> bool:
+    """The same pawn or the same player's cat, on either face."""
+    if a is None or b is None:
+        return False
+    pa, pb = a.split(":"), b.split(":")
+    cats = ("cat", "cat-back")
+    if pa[0] in cats and pb[0] in cats:
+        return pa[1] == pb[1]
+    return a == b
 
 
 def _covers(key: str | None) -> bool:

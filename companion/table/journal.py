@@ -44,7 +44,8 @@ CREATE TABLE games (
     started REAL NOT NULL,
     ended REAL,
     status TEXT NOT NULL DEFAULT 'playing',
-    final TEXT
+    final TEXT,
+    source TEXT
 );
 CREATE TABLE seats (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -107,6 +108,7 @@ class GameRecord:
     started: float
     ended: float | None
     final: dict[str, Any] | None
+    source: str | None = None  # the frame source it was refereed from
 
 
 class Journal:
@@ -163,11 +165,12 @@ class Journal:
 
     # --- games ------------------------------------------------------------------------------
     def new_game(self, game: str, players: int, seed: int, options: dict[str, Any],
-                 names: list[str], colours: list[str]) -> int:
+                 names: list[str], colours: list[str], source: str | None = None) -> int:
         with self._tx():
             cur = self.db.execute(
-                "INSERT INTO games (game, players, seed, options, started) VALUES (?,?,?,?,?)",
-                (game, players, seed, json.dumps(options), time.time()))
+                "INSERT INTO games (game, players, seed, options, started, source) "
+                "VALUES (?,?,?,?,?,?)",
+                (game, players, seed, json.dumps(options), time.time(), source))
             gid = int(cur.lastrowid or 0)
             for seat, (name, colour) in enumerate(zip(names, colours, strict=True)):
                 self.db.execute("INSERT INTO seats VALUES (?,?,?,?)", (gid, seat, name, colour))
@@ -175,15 +178,15 @@ class Journal:
 
     def game(self, gid: int) -> GameRecord:
         row = self.db.execute(
-            "SELECT id, game, players, seed, options, status, started, ended, final FROM games "
-            "WHERE id=?", (gid,)).fetchone()
+            "SELECT id, game, players, seed, options, status, started, ended, final, source "
+            "FROM games WHERE id=?", (gid,)).fetchone()
         if row is None:
             raise JournalError(f"no game {gid} in {self.path}")
         seats = self.db.execute("SELECT name, colour FROM seats WHERE game_id=? ORDER BY seat",
                                 (gid,)).fetchall()
         return GameRecord(row[0], row[1], row[2], row[3], json.loads(row[4]),
                           [s[0] for s in seats], [s[1] for s in seats], row[5], row[6], row[7],
-                          json.loads(row[8]) if row[8] else None)
+                          json.loads(row[8]) if row[8] else None, row[9])
 
     def games(self, status: str | None = None) -> list[GameRecord]:
         query = "SELECT id FROM games" + (" WHERE status=?" if status else "") + " ORDER BY id"

@@ -104,13 +104,15 @@ class RefereeSession:
     # --- creation and resuming -------------------------------------------------------------
     @classmethod
     def start(cls, game: str, players: int, *, names: list[str] | None = None,
-              seed: int = 0, journal: Journal | None = None, **options: Any) -> RefereeSession:
+              seed: int = 0, journal: Journal | None = None, source: str | None = None,
+              **options: Any) -> RefereeSession:
         state = find_game(game).new(players, seed, **options)
         colours = [state.player_name(p) for p in range(players)]
         names = names or colours
         gid = None
         if journal is not None:
-            gid = journal.new_game(game, players, seed, dict(state.options), names, colours)
+            gid = journal.new_game(game, players, seed, dict(state.options), names, colours,
+                                   source)
         session = cls(state, journal=journal, game_id=gid, names=names)
         return session
 

@@ -184,3 +184,32 @@ def test_kill_9_at_twenty_random_points_loses_nothing_committed(tmp_path):
     if (data / "journal.sqlite").exists() and held_any(data):
         finish(data)
     assert len(set(points)) >= 5, points  # killed at many different points
+
+
+def test_a_board_far_ahead_of_the_game_is_caught_up_with_questions(capsys, tmp_path):
+    """The camera misses a whole column (placed, turned up, taken back): the cats' values can
+    no longer be read, so they are asked, and the game goes on to its recorded end."""
+    import cv2
+
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    later.mkdir()
+    capture = cv2.VideoCapture(str(FIXTURE / "recording.mp4"))
+    index = 0
+    while True:
+        ok, image = capture.read()
+        if not ok:
+            break
+        if index < 70:
+            cv2.imwrite(str(first / f"f{index:04d}.jpg"), image)
+        elif index >= 77:  # frames 70-76, the column played out, are never seen
+            cv2.imwrite(str(later / f"f{index:04d}.jpg"), image)
+        index += 1
+    answers = FIXTURE / "answers.jsonl"
+    code, _ = _referee(capsys, "food-alley/stray", 2, f"frames:{first}", answers,
+                       tmp_path / "data")
+    assert code == 1
+    code, lines = _referee(capsys, "food-alley/stray", 2, f"frames:{later}", answers,
+                           tmp_path / "data", "--resume")
+    assert code == 0
+    assert any(x.get("final") for x in lines)
