@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from companion.cli import CLEAR
+from companion.rules import CHANCE, SIMULTANEOUS
 from companion.rules.protocol import RulesError
 from companion.table.answers import RecordingError, ScriptedTable, load_record
 from companion.table.journal import Journal, JournalError, default_data_dir
@@ -85,6 +86,56 @@ def _ask_terminal(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
             session.answer(q.id, int(typed))
         except AnswerError as exc:
             out.write(f"not taken ({exc}); type the number of one of the options\n")
+
+
+def offer_correction(session: RefereeSession, inp: TextIO, out: TextIO) -> None:
+    """After a board that matches no legal step: wait for it to be put back (Enter), or
+    correct the record (c): pick a past step and what it really was."""
+    out.write("Enter: wait for the board to be put back; c: correct the record\n> ")
+    out.flush()
+    if inp.readline().strip() != "c":
+        return
+    state = session.state
+    for h in session.history[-10:]:
+        out.write(f"  {h['n']:4d}  {h['text']}\n")
+    out.write("step to correct (its number): ")
+    out.flush()
+    typed = inp.readline().strip()
+    if not (typed.isascii() and typed.isdigit()) or not 0 <= int(typed) < len(state.log):
+        out.write(f"not corrected: type a step number from 0 to {len(state.log) - 1}\n")
+        return
+    n = int(typed)
+    before = type(state).replay(state.header(), state.log[:n], state.origin)
+    actor = before.current_player()
+    if actor == SIMULTANEOUS:
+        out.write("not corrected: sealed choices are taken back by their players, not here\n")
+        return
+    options = ([a for a, _ in before.chance_outcomes()] if actor == CHANCE
+               else before.legal_actions())
+    private = "private_to" in state.log[n]
+    if private:  # an admin's look at a secret: behind a cleared screen
+        out.write(CLEAR + "the step is a secret: only its player looks now\n")
+    for i, action in enumerate(options):
+        out.write(f"  {i:4d}  {action}\n")
+    prompt = f"what it really was (0-{len(options) - 1}): "
+    if private:
+        choice = getpass.getpass(prompt).strip()
+        out.write(CLEAR)
+    else:
+        out.write(prompt)
+        out.flush()
+        choice = inp.readline().strip()
+    if not (choice.isascii() and choice.isdigit()) or not 0 <= int(choice) < len(options):
+        out.write("not corrected: type the number of one of the options\n")
+        return
+    try:
+        dropped = session.correct(n, options[int(choice)], seat="terminal")
+    except AnswerError as exc:
+        out.write(f"not corrected: {exc}\n")
+        return
+    out.write(f"step {n} corrected: {session.history[n]['text']}\n")
+    for d in dropped:
+        out.write(f"  step {d['n']} no longer holds ({d['why']}): {d['text']}\n")
 
 
 def answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
@@ -175,6 +226,7 @@ def run_referee(args: argparse.Namespace) -> int:
     resume_from = (session.frame_t - RESUME_LEAD_S if same_recording
                    and session.frame_t is not None else None)
     start = first_t = None
+    offered = None  # the warning a correction was last offered for
     try:
         with source:
             for frame in source.frames():
@@ -192,6 +244,10 @@ def run_referee(args: argparse.Namespace) -> int:
                     continue
                 session.observe(settled.keys, _jpeg(settled.frame.image), settled.frame.t,
                                 settled.confidence)
+                if table is None and session.warning is not None and \
+                        session.warning is not offered:
+                    offered = session.warning
+                    offer_correction(session, sys.stdin, out)
                 answer()
     except (SourceError, KeyboardInterrupt) as exc:
         print(f"companion referee: stopped ({str(exc) or 'interrupted'}); the game is kept in "

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import CLEAR, main
+from companion.rules import find_game
+from companion.table.board import board_keys
 from companion.table.cli import _ask_terminal
 from companion.table.session import RefereeSession
 
@@ -146,3 +148,30 @@ def test_a_source_that_cannot_be_opened_starts_no_game(tmp_path):
     assert main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
                  "--source", "frames:/no/such/folder"]) == 2
     assert not (tmp_path / "journal.sqlite").exists()
+
+
+def test_the_terminal_offers_to_correct_the_record():
+    from companion.table.cli import offer_correction
+    from tests.table.helpers import record
+
+    steps, _ = record("food-alley/sambal", 2, 4)
+    session = RefereeSession.start("food-alley/sambal", 2)
+    wrong = dict(steps[3]["board"][0][3])  # d1 misread as another token: a wrong fill
+    board = [[dict(c) for c in row] for row in steps[3]["board"]]
+    board[0][3] = {**wrong, "token": "veggie-6" if wrong["token"] != "veggie-6" else "egg-6"}
+    session.begin()
+    session.observe(board_keys(board, session.seated))
+    assert session.state.log[3]["action"]["token"] != steps[3]["move"]["token"]
+    before = find_game("food-alley/sambal").new(2, 0)
+    for step in steps[:3]:  # the options the terminal lists: the draws possible at step 3
+        before.apply_action(before.codec.decode(step["move"]))
+    options = [a for a, _ in before.chance_outcomes()]
+    pick = next(i for i, a in enumerate(options) if a.to_json() == steps[3]["move"])
+    out = io.StringIO()
+    offer_correction(session, io.StringIO(f"c\n3\n{pick}\n"), out)
+    assert "step 3 corrected" in out.getvalue()
+    assert session.state.log[3]["action"] == steps[3]["move"]
+    assert session.history[3]["decided_by"] == "correction"
+    out = io.StringIO()
+    offer_correction(session, io.StringIO("\n"), out)  # Enter: wait, nothing changes
+    assert "corrected" not in out.getvalue()
