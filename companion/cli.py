@@ -224,6 +224,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
         except (ValueError, TypeError) as exc:
             print(f"companion play: {exc}", file=sys.stderr)
             return 2
+    if args.resume and not args.auto:  # where the game stands, as the table may see it
+        for entry in state.log[-5:]:
+            print(f"     {_public_text(entry)}")
+        board = state.camera_board()
+        if board:
+            print(grid_table(board))
     if args.auto:
         play_auto(state, args.seed, as_json=args.json, out=sys.stdout)
     else:

@@ -111,6 +111,7 @@ def test_quit_saves_and_resume_goes_on(capsys, monkeypatch, tmp_path):
     assert main(["play", "food-alley/stray", "--resume", "--data", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "cat black ?" in out or "cat white ?" in out  # the board: the cat placed before
+    assert out.index("places a cat face down") < out.index("to act")  # where the game stood
     assert "exact_matches" in out  # the scores so far
 
 
