@@ -26,7 +26,7 @@ from companion.table.answers import ScriptedTable, load_record  # noqa: E402
 from companion.table.board import board_keys  # noqa: E402
 from companion.table.cli import answer_scripted as answer_open  # noqa: E402
 from companion.table.journal import Journal  # noqa: E402
-from companion.table.recording import record_game, rules_fingerprint  # noqa: E402
+from companion.table.recording import played, record_game, rules_fingerprint  # noqa: E402
 from companion.table.session import RefereeSession  # noqa: E402
 from companion.table.settle import Settler  # noqa: E402
 from companion.table.sources import FolderSource  # noqa: E402
@@ -34,19 +34,8 @@ from companion.vision.reader import BoardReader  # noqa: E402
 
 
 def record(game: str, players: int, seed: int) -> tuple[list[dict], dict]:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "game.jsonl"
-        import io
-        import json
-
-        from companion.cli import play_auto
-        from companion.rules import find_game
-
-        out = io.StringIO()
-        play_auto(find_game(game).new(players, seed), seed, as_json=True, out=out)
-        path.write_text(out.getvalue(), encoding="utf-8")
-        steps, final = load_record(path)
-        return steps, final or json.loads("{}")
+    _, steps, final = played(game, players, seed)
+    return steps, final
 
 
 def settled_to_applied(games: int) -> list[float]:

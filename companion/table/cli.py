@@ -16,8 +16,6 @@ from companion.rules.protocol import RulesError
 from companion.table.answers import RecordingError, ScriptedTable, load_record
 from companion.table.journal import Journal, JournalError, default_data_dir
 from companion.table.session import AnswerError, Event, RefereeSession
-from companion.table.settle import Settler
-from companion.table.sources import SourceError, open_source
 
 RESUME_LEAD_S = 1.0  # s before the reading of the last committed step that a recording resumes
 
@@ -150,8 +148,12 @@ def answer_scripted(session: RefereeSession, table: ScriptedTable) -> None:
 
 
 def run_referee(args: argparse.Namespace) -> int:
+    # the camera and reader stack (OpenCV, onnxruntime) loads only when a game is refereed,
+    # not for every command the parser serves
     from companion.cli import parse_options
     from companion.rules import find_game
+    from companion.table.settle import Settler
+    from companion.table.sources import SourceError, open_source
     from companion.vision.locate import VisionError
     from companion.vision.reader import BoardReader
 

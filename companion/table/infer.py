@@ -203,6 +203,24 @@ class Explainer:
                 tried += [(a, self.child(state, a)) for a in actions]
         return "steps", tried  # type: ignore[return-value]
 
+    def split(self, board: Keys, tried: list[tuple[Action, GameState | None]]
+              ) -> tuple[dict[str, list[Any]], dict[tuple[Any, ...], list[Any]]]:
+        """The tried options of a step: those that leave the board as it is, by the position
+        they lead to, and those the board shows, by the board they leave."""
+        hidden: dict[str, list[Any]] = {}
+        shown: dict[tuple[Any, ...], list[Any]] = {}
+        for action, child in tried:
+            if child is None:  # taken as hidden, not tried (see options)
+                key = "untried:" + json.dumps(action.to_json(), sort_keys=True)
+                hidden.setdefault(key, []).append((action, child))
+                continue
+            after = self.board(child)
+            if after == board:
+                hidden.setdefault(state_key(child), []).append((action, child))
+            else:
+                shown.setdefault(tuple(after), []).append((action, child))
+        return hidden, shown
+
     def child(self, state: GameState, action: Action) -> GameState:
         child = state.clone()
         child.apply_action(action)
@@ -249,18 +267,7 @@ class Explainer:
                                              path.board, path.debts))
                 continue
             is_chance = actor == CHANCE
-            hidden: dict[str, list[tuple[Action, GameState]]] = {}
-            shown: dict[tuple[Any, ...], list[tuple[Action, GameState]]] = {}
-            for action, child in tried:
-                if child is None:  # taken as hidden, not tried (see options)
-                    key = "untried:" + json.dumps(action.to_json(), sort_keys=True)
-                    hidden.setdefault(key, []).append((action, child))
-                    continue
-                board = self.board(child)
-                if board == path.board:
-                    hidden.setdefault(state_key(child), []).append((action, child))
-                else:
-                    shown.setdefault(tuple(board), []).append((action, child))
+            hidden, shown = self.split(path.board, tried)
             if hidden:
                 if len(hidden) == 1 and not shown:  # the rules leave one outcome: go on
                     action, child = next(iter(hidden.values()))[0]

@@ -132,6 +132,17 @@ class Recording:
     fps: float
 
 
+def played(game: str, players: int, seed: int
+           ) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """A seeded random game as ``companion play ... --auto --json`` prints it: the text, its
+    step objects and its final object."""
+    buffer = io.StringIO()
+    play_auto(find_game(game).new(players, seed), seed, as_json=True, out=buffer)
+    text = buffer.getvalue()
+    lines = [json.loads(line) for line in text.splitlines()]
+    return text, lines[:-1], lines[-1]
+
+
 def physical_labels(board: list[list[dict[str, Any]]]) -> list[Label]:
     """The labels to draw: cats of colours no one plays (Stray's neutral cats) take either
     unused colour, so that no two drawn cats are the same token."""
@@ -157,14 +168,10 @@ def record_game(game: str, players: int, seed: int, out: Path, *, fps: float = 5
     ``video`` one ``recording.mp4`` whose settled frames repeat one image, to ship small).
     ``tamper_at``: after that many settled boards, a token is moved illegally to an empty
     cell, left there for a settled while, then put back."""
-    state = find_game(game).new(players, seed)
-    buffer = io.StringIO()
-    play_auto(state, seed, as_json=True, out=buffer)
-    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
-    steps = lines[:-1]
+    text, steps, _ = played(game, players, seed)
     folder = out / "frames"
     folder.mkdir(parents=True, exist_ok=True)
-    (out / "answers.jsonl").write_text(buffer.getvalue(), encoding="utf-8")
+    (out / "answers.jsonl").write_text(text, encoding="utf-8")
     rng = np.random.default_rng([seed, 4242])
     rig = Rig(seed, size)
     # the boards the players make, grouped: the setup's draws at once, then one or two steps

@@ -157,7 +157,7 @@ class RefereeSession:
     # --- the loop --------------------------------------------------------------------------
     def begin(self) -> None:
         """Announce the state and put the first questions (call once, after subscribing)."""
-        self._advance("answer")
+        self._advance()
 
     def observe(self, seen: Keys, frame: bytes | None = None, t: float | None = None,
                 confidence: list[float] | None = None) -> Inference | None:
@@ -224,7 +224,7 @@ class RefereeSession:
         if outcome == "apply":
             self._explained = True
             self._confirm(seen)
-            self._advance("camera")
+            self._advance()
             # more may be shown than one explanation covered (a hidden step in between)
             if not self.state.is_terminal() and not self.questions:
                 return self._explain_again(inference)
@@ -235,12 +235,9 @@ class RefereeSession:
         assert question is not None
         question.from_reading = True
         self.questions = {qid: q for qid, q in self.questions.items() if not q.from_reading}
-        if outcome == "ask" and question.kind == "private" and question.player is None \
-                and self.state.current_player() == SIMULTANEOUS:
-            self._advance("camera")
-            return inference
-        self._advance("camera")
-        if not self.state.is_terminal() and not any(
+        self._advance()  # puts the sealed choices' questions, one per player
+        sealed = question.kind == "private" and question.player is None
+        if not sealed and not self.state.is_terminal() and not any(
                 q.n == question.n and set(map(str, q.options)) >= set(map(str, question.options))
                 for q in self.questions.values() if q.kind != "choose"):
             self._open(question)
@@ -293,7 +290,7 @@ class RefereeSession:
         self.history.append(record)
         self._emit("step", **record)
 
-    def _advance(self, trigger: str) -> None:
+    def _advance(self) -> None:
         """Apply what the rules leave no choice in, then put the questions the camera cannot
         answer, and say what the referee waits for."""
         self.questions = {qid: q for qid, q in self.questions.items()
@@ -348,25 +345,17 @@ class RefereeSession:
             self._open(Question("private" if private else "enter",
                                 state._private_to(options[0]) if private else None, n, options))
             return "asked"
-        board = finder.root_board
-        hidden: dict[str, Action] = {}
-        shown = False
-        for action, child in tried:
-            if child is None:  # taken as hidden without trying it (many options)
-                hidden.setdefault(json.dumps(action.to_json(), sort_keys=True), action)
-            elif finder.board(child) == board:
-                hidden.setdefault(state_key(child), action)
-            else:
-                shown = True
+        groups, shown = finder.split(finder.root_board, tried)
+        hidden = [group[0][0] for group in groups.values()]
         if len(hidden) == 1 and not shown:
-            self._apply(next(iter(hidden.values())), None, "answer")
+            self._apply(hidden[0], None, "answer")
             return "forced"
         if hidden:
-            options = list(hidden.values())
+            options = hidden
             private = state._private_to(options[0]) is not None
             who = actor if actor >= 0 else None
             self._open(Question("private" if private else "enter", who, n, options,
-                                optional=shown))
+                                optional=bool(shown)))
             return "asked"
         return "camera"
 
@@ -493,7 +482,7 @@ class RefereeSession:
 
     def _after_answer(self) -> None:
         self.questions = {}
-        self._advance("answer")
+        self._advance()
         if not self._explained and not self.questions:
             self._explain()
         elif not self._explained and all(q.optional for q in self.questions.values()):
@@ -562,7 +551,7 @@ class RefereeSession:
         self.questions = {}
         self._emit("correction", n=n, seat=seat, text=self.history[n]["text"],
                    dropped=dropped)
-        self._advance("answer")
+        self._advance()
         if self.last_seen is not None and not self.state.is_terminal():
             self._explain()
         return dropped

@@ -17,13 +17,16 @@ The numbers are in :class:`SettleConfig` (docs/referee.md says how they were cho
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from companion.table.board import Keys, board_keys
 from companion.table.sources import Frame
-from companion.vision.reader import BoardReader, Reading
+
+if TYPE_CHECKING:  # the reader (onnxruntime) is loaded by whoever makes one
+    from companion.vision.reader import BoardReader, Reading
 
 MOTION_WIDTH = 160  # px, the grey copy compared for motion
 

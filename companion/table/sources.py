@@ -80,10 +80,6 @@ class FolderSource(FrameSource):
                 time.sleep(max(0.0, start + t - time.monotonic()))
             yield Frame(image, t, i)
 
-    def skip_to(self, t: float) -> None:
-        """Go on from the first frame after ``t`` (resuming a recording)."""
-        self.position = min(len(self.files), int(t * self.fps) + 1)
-
 
 class VideoSource(FrameSource):
     """A video file, read frame by frame; the timestamp is the position in the video."""

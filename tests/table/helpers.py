@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import io
-import json
 import random
 from typing import Any
 
-from companion.cli import play_auto
-from companion.rules import find_game
 from companion.table.answers import ScriptedTable
 from companion.table.board import board_keys
 from companion.table.cli import answer_scripted as answer_open
+from companion.table.recording import played
 from companion.table.session import Event, RefereeSession
 
 
 def record(game: str, players: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """A seeded random game as `companion play ... --auto --json` prints it."""
-    state = find_game(game).new(players, seed)
-    out = io.StringIO()
-    play_auto(state, seed, as_json=True, out=out)
-    lines = [json.loads(line) for line in out.getvalue().splitlines()]
-    return lines[:-1], lines[-1]
+    _, steps, final = played(game, players, seed)
+    return steps, final
 
 
 def referee_perfect(game: str, players: int, seed: int, *, together: int = 2,

@@ -78,14 +78,11 @@ class Pile(Action):
 
 @codec.register
 @dataclass(frozen=True)
-class Stack(Action):
-    """Chance: a shuffled pile of one type, top card first (the ``recipes: top`` option)."""
+class Stack(Pile):
+    """Chance: a shuffled pile of one type, top card first (the ``recipes: top`` option): a
+    pile whose order counts."""
 
-    recipes: tuple[str, ...]
     kind: ClassVar[str] = "stack"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "recipes": list(self.recipes)}
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Stack:
@@ -670,7 +667,7 @@ class SambalState(GameState):
                     "chance", f"{self.names[self.current_mover()]} has no face-down cat of that "
                     f"value left (left: {self.cat_supply[self.current_mover()]})", move=action)
         elif self.phase == "piles":
-            if not isinstance(action, Pile | Stack) or action.kind != self._pile_action(
+            if not isinstance(action, Pile) or action.kind != self._pile_action(
                     ()).kind or action.recipes not in self._pile_choices():
                 raise ChanceOutcomeError(
                     "Sambal Setup", f"a {self._pile_type()} pile is {self._pile_size()} "
@@ -681,7 +678,7 @@ class SambalState(GameState):
         self._legal = None
         if isinstance(action, Draw):
             return self._apply_draw(action.token)
-        if isinstance(action, Pile | Stack):
+        if isinstance(action, Pile):
             kind = self._pile_type()
             self.recipes[kind] = list(action.recipes)
             self.pending["type"] += 1
