@@ -370,6 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
     from companion.table.cli import add_parser as add_referee
 
     add_referee(sub, game_names())
+    from companion.ui.cli import add_parser as add_kiosk
+
+    add_kiosk(sub)
     render = sub.add_parser("render", help="render camera-like scenes with their truth")
     render.add_argument("--out", required=True)
     render.add_argument("--count", type=int, default=30)

@@ -28,6 +28,7 @@ def final_summary(state: GameState) -> dict[str, Any]:
         "winners": ranking[0] if ranking else [],
         "end": getattr(state, "end_reason", None),
         "end_rule": "referee" if ended_by_referee(state) else "rulebook",
+        "tiebreak": tie_break(state),
     }
     places = getattr(state, "token_places", None)
     if places is not None:
@@ -54,6 +55,9 @@ def score_table(state: GameState) -> str:
                         for i, (c, w) in enumerate(zip(r, widths, strict=True))) for r in rows]
     winners = [state.player_name(q) for q in state.ranking()[0]]
     lines.append(("Winners (tied): " if len(winners) > 1 else "Winner: ") + ", ".join(winners))
+    decided = tie_break(state)
+    if decided:
+        lines.append(f"Tie-breaker: {decided}")
     return "\n".join(lines)
 
 
@@ -70,3 +74,21 @@ def end_line(state: GameState) -> str:
     if ended_by_referee(state):
         return f"Game over, ended by the referee's rule: {reason}."
     return f"Game over: {reason}."
+
+
+def tie_break(state: GameState) -> str | None:
+    """Which tie-breaker decided first place, in a sentence; None when the scores alone did."""
+    scores = state.scores()
+    top = max(s.total for s in scores)
+    tied = [s for s in scores if s.total == top]
+    if len(tied) < 2:
+        return None
+    names = " and ".join(state.player_name(s.player) for s in tied)
+    for i, label in enumerate(getattr(type(state), "TIEBREAKS", ())):
+        best = max(s.tiebreak[i] for s in tied)
+        ahead = [s for s in tied if s.tiebreak[i] == best]
+        if len(ahead) == 1:
+            return (f"{names} tied on {top}; {state.player_name(ahead[0].player)} won on "
+                    f"{label}")
+        tied = ahead
+    return f"{names} tied on {top} and on every tie-breaker: they share the win"

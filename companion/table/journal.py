@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,7 +124,10 @@ class Journal:
                                "choose another with --data") from exc
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         try:
-            self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=10)
+            # one connection shared by the kiosk's screen and the referee's thread: every
+            # statement and every transaction holds the lock (see _LockedDb)
+            self.db = _LockedDb(sqlite3.connect(str(self.path), isolation_level=None,
+                                                timeout=10, check_same_thread=False))
             self._check(fresh)
         except sqlite3.DatabaseError as exc:
             raise JournalError(f"{self.path} is not a readable journal ({exc}): it is left "
@@ -267,6 +271,16 @@ class Journal:
             if frame is not None:
                 self._keep_frame(gid, n, "correction", frame)
 
+    def undo(self, gid: int, n: int, seat: str, old: dict[str, Any]) -> None:
+        """Take back step n (the last one), remembering it as a correction from that seat."""
+        with self._tx():
+            self.db.execute("DELETE FROM steps WHERE game_id=? AND n>=?", (gid, n))
+            self.db.execute(
+                "INSERT INTO corrections (game_id, n, time, seat, old, new, dropped) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (gid, n, time.time(), seat, json.dumps(old), json.dumps({"type": "undone"}),
+                 "[]"))
+
     def corrections(self, gid: int) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT n, time, seat, old, new, dropped FROM corrections "
                                "WHERE game_id=? ORDER BY id", (gid,)).fetchall()
@@ -290,13 +304,52 @@ class Journal:
         return [{"n": r[0], "why": r[1], "jpeg": bytes(r[2])} for r in rows]
 
 
-class _Transaction:
+class _Result:
+    """A statement's rows, read while the lock was held."""
+
+    def __init__(self, rows: list[Any], lastrowid: int | None) -> None:
+        self.rows = rows
+        self.lastrowid = lastrowid
+
+    def fetchone(self) -> Any:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+
+class _LockedDb:
+    """A connection used from more than one thread, one statement or transaction at a time."""
+
     def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self.lock = threading.RLock()
+
+    def execute(self, sql: str, params: Any = ()) -> _Result:
+        with self.lock:
+            cur = self._db.execute(sql, params)
+            return _Result(cur.fetchall(), cur.lastrowid)
+
+    def close(self) -> None:
+        with self.lock:
+            self._db.close()
+
+
+class _Transaction:
+    def __init__(self, db: _LockedDb) -> None:
         self.db = db
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.db.lock.acquire()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.db.lock.release()
+            raise
 
     def __exit__(self, kind: Any, value: Any, tb: Any) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        try:
+            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        finally:
+            self.db.lock.release()
 

@@ -29,6 +29,7 @@ from companion.rules.protocol import (
     IllegalMoveError,
     RulesError,
     StateFormatError,
+    UndoRefusedError,
 )
 from companion.rules.summary import final_summary
 from companion.table.board import Keys, board_keys, describe
@@ -488,7 +489,83 @@ class RefereeSession:
         elif not self._explained and all(q.optional for q in self.questions.values()):
             self._explain()
 
+    # --- manual entry (no camera) ---------------------------------------------------------------
+    def manual_options(self) -> list[Action]:
+        """The steps a front end without a camera offers now: the pending public step's legal
+        actions (a chance step's outcomes), none while a question is open. Hidden steps are
+        asked as private questions instead."""
+        state = self.state
+        if state.is_terminal() or self.questions:
+            return []
+        actor = state.current_player()
+        if actor == SIMULTANEOUS:
+            return []
+        if actor == CHANCE:
+            options = [a for a, _ in state.chance_outcomes()]
+        else:
+            options = state.legal_actions()
+        return [a for a in options if state._private_to(a) is None]
+
+    def enter(self, action: Action) -> None:
+        """A step entered by hand where no camera watches (checked like any other).
+
+        :raises AnswerError: if it is not one of :meth:`manual_options`.
+        """
+        if action not in self.manual_options():
+            raise AnswerError(f"{action} cannot be entered now: the game waits for "
+                              f"{self.waiting or 'another step'}")
+        try:
+            self._apply(action, None, "entry")
+        except IllegalMoveError as exc:
+            raise AnswerError(str(exc)) from exc
+        self.confirmed = self.expected()
+        self._advance()
+
+    # --- undo ----------------------------------------------------------------------------------
+    def undo(self, *, seat: str) -> str:
+        """Take back the last step (a player's own move; never a draw or a reveal, and never a
+        sealed choice from the shared screen). Returns its public text.
+
+        :raises AnswerError: naming why it is refused.
+        """
+        state = self.state
+        if state.sealed:
+            raise AnswerError("cannot undo while players choose in secret: each player takes "
+                              "back only their own sealed choice, behind the cover")
+        probe = state.clone()
+        try:
+            undone = probe.undo()
+        except UndoRefusedError as exc:
+            raise AnswerError(str(exc)) from exc
+        n = len(probe.log)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.undo(self.game_id, n, seat, state.log[n])
+        self.state = probe
+        self.history = self.history[:n]
+        self.questions = {}
+        self._emit("correction", n=n, seat=seat, text=f"undone: {undone['text']}", dropped=[])
+        self._advance()
+        return str(undone["text"])
+
     # --- corrections ---------------------------------------------------------------------------
+    def correction_options(self, n: int) -> list[Action]:
+        """What step ``n`` may have been instead, for a shared screen: a public step's
+        alternatives (a hidden one is corrected by its own player, not here).
+
+        :raises AnswerError: if there is no such step, or it is hidden or sealed.
+        """
+        state = self.state
+        if not 0 <= n < len(state.log):
+            raise AnswerError(f"there is no step {n} to correct (steps 0-{len(state.log) - 1})")
+        if "private_to" in state.log[n] or state.log[n].get("actor") == "all":
+            raise AnswerError(f"step {n} holds a hidden choice: it cannot be corrected on the "
+                              "shared screen")
+        before = type(state).replay(state.header(), state.log[:n], state.origin)
+        actor = before.current_player()
+        options = ([a for a, _ in before.chance_outcomes()] if actor == CHANCE
+                   else before.legal_actions())
+        return [a for a in options if before._private_to(a) is None]
+
     def correct(self, n: int, action: Action | dict[str, Any], *, seat: str) -> list[dict[str,
                                                                                       Any]]:
         """Correct the record: step ``n`` becomes ``action`` (a misread draw, a wrong tap).

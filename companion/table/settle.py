@@ -69,6 +69,7 @@ class Settler:
         self._count = 0
         self.last_settled: Keys | None = None
         self.readings = 0
+        self.last_reading: Reading | None = None  # the latest reading, settled or not
 
     def motion(self, frame: Frame) -> bool:
         """Whether the board area changed since the last frame."""
@@ -103,6 +104,7 @@ class Settler:
         self._read_at = frame.t
         reading = self.reader.read(frame.image, pose=self.pose)
         self.readings += 1
+        self.last_reading = reading
         if not reading.found:
             self.pose = None
             self._count = 0

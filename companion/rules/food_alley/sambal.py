@@ -258,6 +258,10 @@ class SambalState(GameState):
     """One game of Food Alley in Sambal mode."""
 
     GAME_ID: ClassVar[str] = GAME_ID
+    TIEBREAKS: ClassVar[tuple[str, ...]] = (  # the order scores() breaks ties in
+        "more value in unused cats",
+        "more value in coins",
+    )
     codec: ClassVar[ActionCodec] = codec
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({EVERYONE_OUT, STALLED})
     TABLE_OPTIONS: ClassVar[dict[str, str]] = {

@@ -301,6 +301,11 @@ class ShopperState(GameState):
     """One game of Food Alley in Shopper mode."""
 
     GAME_ID: ClassVar[str] = GAME_ID
+    TIEBREAKS: ClassVar[tuple[str, ...]] = (  # the order scores() breaks ties in
+        "more grocery lists completed",
+        "more cats off the board",
+        "fewer unused tokens",
+    )
     codec: ClassVar[ActionCodec] = codec
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({NO_LIST_LEFT, NOBODY_CAN_ACT})
 

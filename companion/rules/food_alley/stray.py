@@ -267,6 +267,10 @@ class StrayState(GameState):
     """One game of Food Alley in Stray mode."""
 
     GAME_ID: ClassVar[str] = GAME_ID
+    TIEBREAKS: ClassVar[tuple[str, ...]] = (  # the order scores() breaks ties in
+        "fewer lost conflicts",
+        "more chicken tokens",
+    )
     codec: ClassVar[ActionCodec] = codec
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],

@@ -1,0 +1,428 @@
+"""What each kiosk screen shows and does, in plain Python (tested without Kivy).
+
+The screens are thin: they draw a presenter's fields and call its methods. The table presenter
+takes the referee runner's events (on the UI thread) and decides which screen is up.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from companion.rules import find_game
+from companion.rules.components import food_alley
+from companion.table.board import board_keys, describe
+
+PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this long idle
+HISTORY_LINES = 8
+
+MODE_TITLES = {"food-alley/shopper": "Food Alley: Shopper", "food-alley/sambal":
+               "Food Alley: Sambal", "food-alley/stray": "Food Alley: Stray"}
+
+
+def game_title(game: str) -> str:
+    return MODE_TITLES.get(game, game)
+
+
+# --- start ------------------------------------------------------------------------------------
+@dataclass
+class Seat:
+    name: str
+    colour: str
+
+
+class StartPresenter:
+    """Pick the game and mode, seat 2-4 players (name and colour), see the camera, resume."""
+
+    def __init__(self, games: list[str], *, recent_names: list[str] | None = None,
+                 resumable: list[dict[str, Any]] | None = None, game: str | None = None,
+                 players: int = 2) -> None:
+        self.games = games
+        self.colours = list(food_alley().player_colours)
+        self.recent_names = recent_names or []
+        self.resumable = resumable or []
+        self.game = game or games[0]
+        self.seats: list[Seat] = []
+        self.camera = {"state": "none", "text": ""}
+        self.set_players(players)
+
+    @property
+    def player_range(self) -> tuple[int, int]:
+        cls = find_game(self.game)
+        module = __import__(cls.__module__, fromlist=["MIN_PLAYERS"])
+        return int(getattr(module, "MIN_PLAYERS", 2)), int(getattr(module, "MAX_PLAYERS", 4))
+
+    def pick_game(self, game: str) -> None:
+        if game not in self.games:
+            raise ValueError(f"unknown game {game}")
+        self.game = game
+        low, high = self.player_range
+        self.set_players(min(max(len(self.seats), low), high))
+
+    def set_players(self, count: int) -> None:
+        low, high = self.player_range
+        count = min(max(count, low), high)
+        seats = self.seats[:count]
+        for i in range(len(seats), count):
+            used = {s.colour for s in seats}
+            colour = next(c for c in self.colours if c not in used)
+            seats.append(Seat(self._default_name(i, colour, seats), colour))
+        self.seats = seats
+
+    def _default_name(self, i: int, colour: str, seats: list[Seat]) -> str:
+        taken = {s.name for s in seats}
+        return colour if colour not in taken else f"player {i + 1}"
+
+    def name_choices(self, seat: int) -> list[str]:
+        """Names a seat may take by a tap: recent players first, then the colours."""
+        taken = {s.name for k, s in enumerate(self.seats) if k != seat}
+        out = [n for n in self.recent_names if n not in taken]
+        out += [c for c in self.colours if c not in taken and c not in out]
+        return out
+
+    def set_name(self, seat: int, name: str) -> str | None:
+        """Give a seat a name; returns why not, or None."""
+        name = " ".join(name.split())
+        if not name:
+            return "a name cannot be empty"
+        if len(name) > 16:
+            return "a name has at most 16 letters"
+        if any(s.name == name for k, s in enumerate(self.seats) if k != seat):
+            return f"{name} already sits at the table"
+        self.seats[seat].name = name
+        return None
+
+    def next_colour(self, seat: int) -> None:
+        """Give a seat the next colour no other seat has."""
+        used = {s.colour for k, s in enumerate(self.seats) if k != seat}
+        start = self.colours.index(self.seats[seat].colour)
+        for step in range(1, len(self.colours) + 1):
+            colour = self.colours[(start + step) % len(self.colours)]
+            if colour not in used:
+                self.seats[seat].colour = colour
+                return
+
+    def set_camera(self, state: str, text: str = "") -> None:
+        self.camera = {"state": state, "text": text}
+
+    def setup(self) -> dict[str, Any]:
+        """What a new game needs: game, players, names, colours."""
+        return {"game": self.game, "players": len(self.seats),
+                "names": [s.name for s in self.seats], "colours": [s.colour for s in self.seats]}
+
+
+# --- the table ----------------------------------------------------------------------------------
+@dataclass
+class PrivateEntry:
+    """A private question behind the cover: covered until its player opens it."""
+
+    question: int
+    player: str
+    prompt: str
+    opened_at: float | None = None
+    options: list[dict[str, Any]] | None = None  # only while open, never kept after
+
+    @property
+    def is_open(self) -> bool:
+        return self.opened_at is not None
+
+
+@dataclass
+class TableView:
+    """Everything the table screen draws (public only)."""
+
+    waiting: str = ""
+    history: list[str] = field(default_factory=list)
+    scores: dict[str, int] = field(default_factory=dict)
+    board: list[list[dict[str, Any]]] | None = None
+    expected: list[str | None] = field(default_factory=lambda: [None] * 25)
+    camera: str = "none"
+    camera_text: str = ""
+    unsure: list[str] = field(default_factory=list)
+    manual: list[str] = field(default_factory=list)
+    n: int = 0
+
+
+class TablePresenter:
+    """The referee's events in, what is on screen out.
+
+    ``screen`` says which screen is up: ``private`` (a cover or an entry), ``question``,
+    ``mismatch``, ``reveal``, ``final`` or ``table``.
+    """
+
+    def __init__(self, game: str, names: list[str], colours: list[str], *, manual: bool,
+                 clock: Any = time.monotonic) -> None:
+        self.game = game
+        self.names = names
+        self.colours = colours
+        self.manual_entry = manual
+        self.clock = clock
+        self.view = TableView(camera="none" if manual else "starting")
+        self.questions: list[dict[str, Any]] = []
+        self.private: PrivateEntry | None = None
+        self.warning: dict[str, Any] | None = None
+        self.reveal: str | None = None
+        self.final: dict[str, Any] | None = None
+        self.preview: dict[str, Any] | None = None
+        self.notice = ""  # one line: a refused tap, an undo, a correction
+        self.paused = False
+        self.confirming_undo = False
+
+    # --- events from the runner ---------------------------------------------------------------
+    def on_event(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "sync":
+            self._sync(data)
+        elif kind == "step":
+            if data.get("player") == "all":  # sealed choices revealed together
+                self.reveal = data["text"]
+        elif kind == "warning":
+            self.warning = None if data.get("cleared") else data
+        elif kind == "game_over":
+            self.final = data
+        elif kind == "correction":
+            self.notice = f"step {data['n']} corrected: {data['text']}"
+            for d in data.get("dropped", []):
+                self.notice += f"; step {d['n']} dropped ({d['why']})"
+        elif kind == "frame":
+            self.preview = data
+            self.view.camera = data["state"]
+            self.view.camera_text = data.get("reason") or ""
+        elif kind == "camera":
+            self.view.camera = data["state"]
+            self.view.camera_text = data["text"]
+        elif kind == "private":
+            entry = self.private
+            if entry is not None and entry.question == data["question"] and entry.is_open:
+                entry.options = data["options"]
+        elif kind == "reply":
+            if not data.get("ok"):
+                self.notice = data.get("error", "not taken")
+            elif data.get("name") == "undo":
+                self.notice = f"undone: {data.get('result')}"
+            elif data.get("name") == "pause":
+                self.paused = bool(data.get("paused"))
+
+    def _sync(self, data: dict[str, Any]) -> None:
+        v = self.view
+        v.waiting = data["waiting"]
+        v.history = data["history"][-HISTORY_LINES:]
+        v.scores = data.get("scores") or {}
+        v.board = data["board"]
+        v.expected = data["expected"]
+        v.unsure = data.get("unsure") or []
+        v.manual = data.get("manual") or []
+        v.n = data["n"]
+        self.warning = data.get("warning")
+        self.questions = list(data["questions"])
+        private = next((q for q in self.questions if q["kind"] == "private"
+                        and not q.get("optional")), None)
+        if private is None:
+            self.private = None
+        elif self.private is None or self.private.question != private["id"]:
+            self.private = PrivateEntry(private["id"], private["player"], private["prompt"])
+
+    # --- which screen -------------------------------------------------------------------------
+    @property
+    def screen(self) -> str:
+        if self.reveal is not None:
+            return "reveal"
+        if self.final is not None:
+            return "final"
+        if self.private is not None:
+            return "private"
+        if self.public_question is not None:
+            return "question"
+        if self.warning is not None:
+            return "mismatch"
+        return "table"
+
+    @property
+    def public_question(self) -> dict[str, Any] | None:
+        """The first public question the table must answer before play goes on."""
+        return next((q for q in self.questions if q["kind"] != "private"
+                     and not q.get("optional")), None)
+
+    @property
+    def optional_question(self) -> dict[str, Any] | None:
+        """A question the camera may still answer (a cook the board will show), or the table
+        by a tap (an end of turn it will not): offered on the table screen."""
+        return next((q for q in self.questions if q.get("optional")
+                     and q["kind"] == "enter"), None)
+
+    def dismiss_reveal(self) -> None:
+        self.reveal = None
+
+    # --- private entries ----------------------------------------------------------------------
+    def open_private(self) -> int | None:
+        """The player opens the cover; returns the question whose options to fetch."""
+        entry = self.private
+        if entry is None:
+            return None
+        entry.opened_at = self.clock()
+        entry.options = None
+        return entry.question
+
+    def cover(self) -> None:
+        """Cover again: nothing private stays."""
+        if self.private is not None:
+            self.private.opened_at = None
+            self.private.options = None
+
+    def touch(self) -> None:
+        """Any tap while open keeps it open for another PRIVATE_IDLE_S."""
+        if self.private is not None and self.private.is_open:
+            self.private.opened_at = self.clock()
+
+    def tick(self) -> bool:
+        """Cover an entry left idle; returns whether it covered."""
+        entry = self.private
+        if entry is not None and entry.is_open and entry.opened_at is not None and \
+                self.clock() - entry.opened_at >= PRIVATE_IDLE_S:
+            self.cover()
+            return True
+        return False
+
+    def choose_private(self, index: int) -> tuple[int, int]:
+        """The player's choice: (question, option) to send; the entry covers itself."""
+        entry = self.private
+        if entry is None or not entry.is_open or entry.options is None:
+            raise ValueError("no private entry is open")
+        if not 0 <= index < len(entry.options):
+            raise ValueError(f"option {index} is not offered")
+        question = entry.question
+        self.cover()
+        return question, index
+
+    # --- board marks --------------------------------------------------------------------------
+    def cell_marks(self) -> list[str]:
+        """Per cell of the camera view: 'ok', 'differs' (not what the rules expect) or
+        'unknown' (the reader abstained); 'none' without a reading."""
+        preview = self.preview
+        if not preview or not preview.get("cells"):
+            return ["none"] * 25
+        marks = []
+        for cell, want in zip(preview["cells"], self.view.expected, strict=True):
+            key = cell["key"]
+            if key is None:
+                marks.append("unknown")
+            elif want is not None and key != want:
+                marks.append("differs")
+            else:
+                marks.append("ok")
+        return marks
+
+    def differing_cells(self) -> list[str]:
+        from companion.rules.food_alley.market import name
+
+        return [name(i) for i, m in enumerate(self.cell_marks()) if m == "differs"]
+
+
+# --- questions ----------------------------------------------------------------------------------
+def option_pictures(action: dict[str, Any]) -> list[str]:
+    """Art names (see ``companion.ui.art``) for the tokens and cats an option names."""
+    out: list[str] = []
+    side = "coin" if action.get("type") in ("bid", "sell", "pay") else "ingredient"
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str) and _is_token(value):
+            out.append(f"token-{value}-{side}")
+        elif isinstance(value, list | tuple):
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+
+    walk({k: v for k, v in action.items() if k != "type"})
+    if action.get("type") == "cat" and isinstance(action.get("value"), int) and action.get(
+            "player"):
+        out.append(f"cat-{action['player']}-{action['value']}")
+    return out[:6]
+
+
+def _is_token(text: str) -> bool:
+    parts = text.rsplit("-", 1)
+    return len(parts) == 2 and parts[1].isdigit() and parts[0] in _ingredients()
+
+
+@lru_cache(maxsize=1)
+def _ingredients() -> frozenset[str]:
+    return frozenset(food_alley().ingredients)
+
+
+def cell_picture(cell: dict[str, Any]) -> str | None:
+    """The art name of a cell in camera-board form (None: empty)."""
+    kind = cell.get("kind")
+    if kind in ("ingredient", "coin"):
+        return f"token-{cell['token']}-{kind}"
+    if kind == "cat":
+        return f"cat-{cell['player']}-{cell['value']}" if cell.get("player") in (
+            "black", "white", "orange", "blue") else None
+    if kind == "cat-back":
+        return f"cat-{cell['player']}-back" if cell.get("player") in (
+            "black", "white", "orange", "blue") else None
+    if kind == "shopper":
+        return f"shopper-{cell['player']}"
+    return None
+
+
+def key_words(key: str | None) -> str:
+    return describe(key)
+
+
+def expected_keys(board: list[list[dict[str, Any]]], seated: list[str]) -> list[str | None]:
+    return board_keys(board, seated)
+
+
+# --- final scoring ------------------------------------------------------------------------------
+@dataclass
+class FinalRow:
+    place: int
+    name: str
+    total: int
+    breakdown: dict[str, int]
+    winner: bool
+
+
+class FinalPresenter:
+    """Ranking with ties, each player's breakdown, the tie-breaker that decided, the end."""
+
+    def __init__(self, summary: dict[str, Any], names: dict[str, str] | None = None) -> None:
+        self.summary = summary
+        names = names or {}
+        self.rows: list[FinalRow] = []
+        winners = set(summary.get("winners") or [])
+        for place, group in enumerate(summary["ranking"], start=1):
+            for colour in group:
+                score = summary["scores"][colour]
+                self.rows.append(FinalRow(place, names.get(colour, colour), score["total"],
+                                          dict(score["breakdown"]), colour in winners))
+        self.categories = list(self.rows[0].breakdown) if self.rows else []
+
+    @property
+    def headline(self) -> str:
+        winners = [r.name for r in self.rows if r.winner]
+        if len(winners) > 1:
+            return "shared win: " + " and ".join(winners)
+        return f"{winners[0]} wins" if winners else "game over"
+
+    @property
+    def end_text(self) -> str:
+        end = self.summary.get("end") or "the game is over"
+        if self.summary.get("end_rule") == "referee":
+            return f"ended by the referee's rule: {end}"
+        return f"ended: {end}"
+
+    @property
+    def tiebreak(self) -> str | None:
+        return self.summary.get("tiebreak")
+
+    def bar_scale(self) -> int:
+        """The largest absolute value of any category, for a common bar scale."""
+        return max([1] + [abs(v) for r in self.rows for v in r.breakdown.values()])
+
+
+def category_words(key: str) -> str:
+    return key.replace("_", " ")
