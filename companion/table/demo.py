@@ -26,29 +26,34 @@ DEMO_TAMPER_AT = 8  # after this many settled boards a token is moved illegally
 class Demo:
     game: str
     players: int
-    video: Path
+    source: str  # video:FILE or frames:DIR
     answers: Path
-
-    @property
-    def source(self) -> str:
-        return f"video:{self.video}"
 
 
 def bundled_demo(folder: Path = DEMO_DIR) -> Demo:
-    """The demo shipped with the package.
+    """The demo shipped with the package, or another recorded game in the same form (a
+    ``recording.json``, ``answers.jsonl``, and ``recording.mp4`` or a ``frames/`` folder).
 
     :raises FileNotFoundError: naming what is missing (an install without package data).
     """
     meta_path = folder / "recording.json"
     video = folder / "recording.mp4"
+    frames = folder / "frames"
     answers = folder / "answers.jsonl"
-    for path in (meta_path, video, answers):
+    for path in (meta_path, answers):
         if not path.is_file():
-            raise FileNotFoundError(f"the bundled demo lacks {path}: reinstall the package "
-                                    "(pip install food-alley-companion) or render it with "
+            raise FileNotFoundError(f"the recorded game in {folder} lacks {path.name}: "
+                                    "reinstall the package or render it with "
                                     "python -m companion.table.demo")
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    return Demo(meta["game"], int(meta["players"]), video, answers)
+    if video.is_file():
+        source = f"video:{video}"
+    elif frames.is_dir():
+        source = f"frames:{frames}"
+    else:
+        raise FileNotFoundError(f"the recorded game in {folder} has neither recording.mp4 "
+                                "nor a frames folder")
+    return Demo(meta["game"], int(meta["players"]), source, answers)
 
 
 def render_demo(out: Path = DEMO_DIR) -> None:

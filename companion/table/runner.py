@@ -45,11 +45,15 @@ class SessionRunner:
     """
 
     def __init__(self, session: RefereeSession | None, source: FrameSource | None, *,
-                 reader_factory: Callable[[], Any] | None = None, pace: float = 1.0) -> None:
+                 reader_factory: Callable[[], Any] | None = None, pace: float = 1.0,
+                 hold_warning_s: float = 0.0) -> None:
         self.session = session
         self.source = source
         self.reader_factory = reader_factory
         self.pace = pace
+        self.hold_warning_s = hold_warning_s  # a recording stops this long on a new warning
+        self._held_until = 0.0
+        self._warned = False
         self.events: queue.Queue[Event] = queue.Queue()
         self._commands: queue.Queue[Command] = queue.Queue()
         self._stop = threading.Event()
@@ -143,7 +147,8 @@ class SessionRunner:
                 frames = source.frames()
                 while not self._stop.is_set():
                     self._drain()
-                    if self.recorded and (self._paused or self._waiting_for_table()):
+                    if self.recorded and (self._paused or self._waiting_for_table()
+                                          or time.monotonic() < self._held_until):
                         try:  # a recording waits for the table, as the table waits for it
                             self._handle(self._commands.get(timeout=0.05))
                         except queue.Empty:
@@ -187,14 +192,25 @@ class SessionRunner:
 
         seated = self.session.seated if self.session is not None else []
         image = frame.image
+        found = reading is not None and reading.found and reading.pose is not None
+        x0 = y0 = 0
+        if found and reading.corners is not None:  # the board, with a margin, fills the view
+            h, w = image.shape[:2]
+            (bx0, by0), (bx1, by1) = reading.corners.min(axis=0), reading.corners.max(axis=0)
+            margin = 0.08 * max(bx1 - bx0, by1 - by0)
+            x0, y0 = int(max(0, bx0 - margin)), int(max(0, by0 - margin))
+            x1, y1 = int(min(w, bx1 + margin)), int(min(h, by1 + margin))
+            if x1 - x0 > 16 and y1 - y0 > 16:
+                image = image[y0:y1, x0:x1]
+            else:
+                x0 = y0 = 0
         h, w = image.shape[:2]
         scale = PREVIEW_WIDTH / w
         small = cv2.resize(image, (PREVIEW_WIDTH, max(1, int(h * scale))),
                            interpolation=cv2.INTER_AREA)
         cells: list[dict[str, Any]] = []
-        found = reading is not None and reading.found and reading.pose is not None
         if found:
-            centres = project(reading.pose.pose, centres_mm) * scale
+            centres = (project(reading.pose.pose, centres_mm) - (x0, y0)) * scale
             for i, (x, y) in enumerate(centres):
                 cell = reading.cells[i // 5][i % 5]
                 cells.append({"x": float(x), "y": float(y), "key": cell_key(cell, seated),
@@ -209,6 +225,7 @@ class SessionRunner:
             return
         if name == "pause":
             self._paused = bool(args[0])
+            self._held_until = 0.0
             self._post("reply", name=name, tag=command.tag, ok=True, paused=self._paused)
             return
         session = self.session
@@ -271,6 +288,9 @@ class SessionRunner:
         if session is None:
             return
         self._manual = session.manual_options() if self.source is None else []
+        if session.warning is not None and not self._warned:  # a new warning: hold on it
+            self._held_until = time.monotonic() + self.hold_warning_s
+        self._warned = session.warning is not None
         state = session.state
         scores = smileys(state)
         self._post("sync", n=len(state.log), waiting=session.waiting,

@@ -66,6 +66,14 @@ class KioskConfig:
     fullscreen: bool = False
     screenshots: Path | None = None
     pace: float = 1.0
+    recording: Path | None = None  # a recorded game to play instead of the bundled demo
+    tap_delay: float | None = None  # s the demo's hands wait before each tap
+
+
+def sentence(text: str) -> str:
+    """The referee's words start in lower case (they name players by colour): a screen line
+    starts with a capital."""
+    return text[:1].upper() + text[1:]
 
 
 # --- small widgets built in Python ------------------------------------------------------------
@@ -89,9 +97,12 @@ class PictureButton(ButtonBehavior, BoxLayout):
                 row.add_widget(Image(source=str(ART_DIR / f"{p}.png"), fit_mode="contain"))
             self.add_widget(row)
         label = Label(text=text, font_size=18 * app.u, halign="center", valign="middle")
-        label.bind(width=lambda w, v: setattr(w, "text_size", (v - 8 * app.u, None)))
-        label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + 4 * app.u))
-        label.size_hint_y = None
+        if pics:  # the pictures take the room; the text its own height below them
+            label.bind(width=lambda w, v: setattr(w, "text_size", (v - 8 * app.u, None)))
+            label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + 4 * app.u))
+            label.size_hint_y = None
+        else:  # the text alone, centred
+            label.bind(size=lambda w, v: setattr(w, "text_size", (v[0] - 8 * app.u, v[1])))
         self.add_widget(label)
         self.height = (120 if pics else 64) * app.u
 
@@ -266,7 +277,7 @@ class TableScreen(KioskScreen):
         if p is None:
             return
         v = p.view
-        self.ids.waiting.text = v.waiting
+        self.ids.waiting.text = sentence(v.waiting)
         self.ids.notice.text = p.notice or ("; ".join(v.unsure) if v.unsure else "")
         if p.view.camera in ("failed", "ended") and v.camera_text and not v.manual:
             self.ids.notice.text = v.camera_text
@@ -350,7 +361,7 @@ class QuestionScreen(KioskScreen):
         q = p.public_question if p is not None else None
         if q is None:
             return
-        self.ids.prompt.text = q["prompt"]
+        self.ids.prompt.text = sentence(q["prompt"])
         self.ids.notice.text = p.notice if p is not None else ""
         if self._shown == q["id"]:
             return
@@ -438,7 +449,7 @@ class RevealScreen(KioskScreen):
     def update(self) -> None:
         p = self.app.table
         if p is not None and p.reveal is not None:
-            self.ids.text.text = p.reveal
+            self.ids.text.text = sentence(p.reveal)
 
     def done(self) -> None:
         app = self.app
@@ -454,7 +465,8 @@ class MismatchScreen(KioskScreen):
         if p is None or p.warning is None:
             return
         w = p.warning
-        self.ids.sentence.text = "; ".join(w.get("differences") or [w.get("text", "")])
+        self.ids.sentence.text = sentence("; ".join(w.get("differences")
+                                                    or [w.get("text", "")]))
         self.ids.allowed.text = app.t("mismatch.allowed", allowed=w.get("allowed", ""))
         self.ids.camera.preview = p.preview
         self.ids.camera.marks = p.cell_marks()
@@ -471,8 +483,8 @@ class FinalScreen(KioskScreen):
         self._shown = p.final
         names = dict(zip(p.colours, p.names, strict=True))
         final = FinalPresenter(p.final, names)
-        self.ids.headline.text = final.headline
-        self.ids.end.text = final.end_text
+        self.ids.headline.text = sentence(final.headline)
+        self.ids.end.text = sentence(final.end_text)
         self.ids.tiebreak.text = app.t("final.tiebreak", text=final.tiebreak) if \
             final.tiebreak else ""
         rows = self.ids.rows
@@ -505,7 +517,13 @@ class FinalScreen(KioskScreen):
 
 
 class HistoryScreen(KioskScreen):
+    selected: int | None = None  # a game chosen for export; None: all of them
+
     def on_pre_enter(self, *_: Any) -> None:
+        self.selected = None
+        self.build()
+
+    def build(self) -> None:
         app = self.app
         table = self.ids.table
         table.clear_widgets()
@@ -515,20 +533,41 @@ class HistoryScreen(KioskScreen):
         for row in games_history.figures(plays):
             for text in (row.name, str(row.games), str(row.wins), f"{row.average:.1f}"):
                 table.add_widget(Label(text=text, font_size=18 * app.u))
+        games = self.ids.games
+        games.clear_widgets()
+        for play in reversed(plays[-30:]):
+            when = time.strftime("%d %b %H:%M", time.localtime(play.started))
+            scores = ", ".join(f"{n} {s}" for n, s in play.scores.items())
+            b = Button(text=f"{when}  {game_title(play.game)}  {scores}", size_hint_y=None,
+                       height=52 * app.u, font_size=17 * app.u, halign="left",
+                       valign="middle", background_normal="",
+                       background_color=(0.2, 0.55, 0.3, 1) if play.id == self.selected
+                       else (0.22, 0.24, 0.28, 1))
+            b.bind(size=lambda w, v: setattr(w, "text_size", (v[0] - 16 * app.u, None)))
+            b.bind(on_release=lambda _b, gid=play.id: self.select(gid))
+            games.add_widget(b)
         if not plays:
             self.ids.exported.text = app.t("history.none")
-        else:
+        elif self.selected is None:
             self.ids.exported.text = app.t("history.count", count=len(plays))
+        else:
+            self.ids.exported.text = app.t("history.one")
+
+    def select(self, gid: int) -> None:
+        self.selected = None if self.selected == gid else gid
+        self.build()
 
     def export(self, kind: str) -> None:
         app = self.app
-        plays = games_history.finished(app.journal)
+        plays = [p for p in games_history.finished(app.journal)
+                 if self.selected is None or p.id == self.selected]
         writer = {"json": games_history.to_json, "csv": games_history.to_csv,
                   "bgstats": games_history.to_bgstats}[kind]
         folder = app.config_.data_dir / "exports"
         folder.mkdir(parents=True, exist_ok=True)
         suffix = {"json": ".json", "csv": ".csv", "bgstats": ".bgsplay"}[kind]
-        path = folder / f"games-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
+        which = f"game-{self.selected}" if self.selected is not None else "games"
+        path = folder / f"{which}-{time.strftime('%Y%m%d-%H%M%S')}{suffix}"
         path.write_text(writer(plays), encoding="utf-8")
         self.ids.exported.text = app.t("history.exported", path=str(path))
 
@@ -661,8 +700,8 @@ class KioskApp(App):
                                Strings().languages else "en")
         self.demo = None
         if config.demo:
-            from companion.table.demo import bundled_demo
-            self.demo = bundled_demo()
+            from companion.table.demo import DEMO_DIR, bundled_demo
+            self.demo = bundled_demo(config.recording or DEMO_DIR)
         self.start = self._start_presenter()
         self.table: TablePresenter | None = None
         self.runner: SessionRunner | None = None
@@ -808,7 +847,10 @@ class KioskApp(App):
         colours = list(session.seated)
         self.table = TablePresenter(session.state.GAME_ID, list(session.names), colours,
                                     manual=source is None)
-        self.runner = SessionRunner(session, source, pace=self.config_.pace)
+        # the demo lets a warning be seen: the recording stops on it a while
+        hold = (60.0 if self.config_.screenshots else 4.0) if self.demo is not None else 0.0
+        self.runner = SessionRunner(session, source, pace=self.config_.pace,
+                                    hold_warning_s=hold)
         if self.demo is not None:
             from companion.table.answers import ScriptedTable, load_record
             steps, _ = load_record(self.demo.answers)
@@ -949,10 +991,11 @@ def run_kiosk(config: KioskConfig) -> int:
     app = KioskApp(config)
     if config.screenshots is not None:
         from companion.ui.autoplay import AutoPlayer
-        app.auto = AutoPlayer(app, config.screenshots)
+        app.auto = AutoPlayer(app, config.screenshots, delay_s=config.tap_delay,
+                              require_all=config.recording is None)
     elif config.demo:
         from companion.ui.autoplay import AutoPlayer
-        app.auto = AutoPlayer(app, None)
+        app.auto = AutoPlayer(app, None, delay_s=config.tap_delay)
     app.run()
     if app.auto is not None and app.auto.failure:
         print(f"companion kiosk: {app.auto.failure}")

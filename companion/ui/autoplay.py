@@ -142,8 +142,11 @@ def _is_inside(a: Widget, b: Widget) -> bool:
 class AutoPlayer:
     """Plays the demo; with ``folder``, takes the screenshots and closes the kiosk at the end."""
 
-    def __init__(self, app: Any, folder: Path | None, *, delay_s: float | None = None) -> None:
+    def __init__(self, app: Any, folder: Path | None, *, delay_s: float | None = None,
+                 require_all: bool = True) -> None:
         self.app = app
+        self.require_all = require_all
+        self.final: dict[str, Any] | None = None
         self.folder = folder
         self.delay = delay_s if delay_s is not None else (0.25 if folder else 2.0)
         self.taken: dict[str, str] = {}
@@ -161,6 +164,7 @@ class AutoPlayer:
         self.missed = 0
         self._hold = False  # the recording is held for a screenshot
         self._seen, self._seen_at = "", 0.0
+        self._keys: list[str] = []
         self._chosen: str | None = None  # a private choice being tapped
         self._pending: Widget | None = None  # a tap waiting for its scroll
         self._scrolls = 0
@@ -190,11 +194,11 @@ class AutoPlayer:
             self._tap(widget)
             return
         name = self.shot_name()
-        if name != self._seen:  # let a new screen be laid out and drawn first
-            self._seen, self._seen_at = name, self._clock
+        if name != self._seen:  # let a new screen be laid out and drawn first, as a player
+            self._seen, self._seen_at = name, self._clock  # looks before tapping
+        if self._clock - self._seen_at < 0.3:
+            return
         if self.folder is not None and name in SHOTS and name not in self.taken:
-            if self._clock - self._seen_at < 0.3:
-                return
             self.shoot(name)
             self._wait(0.2)
             if self._hold:
@@ -204,10 +208,9 @@ class AutoPlayer:
         self.act(name)
 
     def screen_changed(self, name: str) -> None:
-        """A warning lasts as long as the board is wrong: hold the recording to photograph
-        it."""
-        if self.folder is not None and name == "mismatch" and name not in self.taken:
-            self.app.runner.send("pause", True)
+        """The recording stops on a warning (see the runner's hold): release it once the
+        warning is photographed."""
+        if self.folder is not None and name == "mismatch":
             self._hold = True
 
     def shot_name(self) -> str:
@@ -260,6 +263,7 @@ class AutoPlayer:
             elif name == "reveal":
                 self._tap(self._button(app.root.current_screen, app.t("reveal.continue")))
             elif name == "final":
+                self.final = app.table.final
                 if self.folder is None:
                     self._event.cancel()  # the demo rests on the final scores
                     return
@@ -275,10 +279,9 @@ class AutoPlayer:
         elif self._stage == "settings" and name == "start":
             self._tap(self._button(app.root.current_screen, app.t("settings.button")))
         elif self._stage == "settings" and name == "pin":
-            screen = app.root.current_screen
-            for key in "2468":
-                self._tap(self._button(screen, key))
-            self._tap(self._button(screen, app.t("ok")))
+            if not self._keys:  # a PIN, then the same again to confirm: a key a tick
+                self._keys = [*"2468", app.t("ok")] * 2
+            self._tap(self._button(app.root.current_screen, self._keys.pop(0)))
         elif self._stage == "settings" and name == "settings":
             self.finish()
 
@@ -340,9 +343,12 @@ class AutoPlayer:
     def finish(self) -> None:
         self._event.cancel()
         missing = [s for s in SHOTS if s not in self.taken]
+        if not self.require_all:  # another recorded game: its mode may lack a screen
+            missing = []
         report = {"screens": self.taken, "missing": missing, "problems": self.problems,
                   "leaks": self.leaks, "private_checks": self.private_checks,
-                  "taps": self.taps, "window": [Window.width, Window.height]}
+                  "taps": self.taps, "window": [Window.width, Window.height],
+                  "final": self.final}
         assert self.folder is not None
         (self.folder / "report.json").write_text(json.dumps(report, indent=1) + "\n",
                                                  encoding="utf-8")

@@ -39,6 +39,8 @@ def _prepare_kivy(size: tuple[int, int], fullscreen: bool) -> None:
     os.environ.setdefault("KIVY_NO_ARGS", "1")
     os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
     os.environ.setdefault("KIVY_HOME", str(Path(tempfile.gettempdir()) / "companion-kivy"))
+    # Kivy makes only the last folder of its home, and exits silently when it cannot
+    Path(os.environ["KIVY_HOME"]).mkdir(parents=True, exist_ok=True)
     from kivy.config import Config
 
     Config.set("graphics", "width", str(size[0]))
@@ -66,11 +68,14 @@ def run_kiosk_command(args: argparse.Namespace) -> int:
             print("companion kiosk: no display here (no DISPLAY, WAYLAND_DISPLAY or "
                   "/dev/dri); run it on the touchscreen, or try --demo", file=sys.stderr)
             return 2
-        return _headless_demo(data)
+        return _headless_demo(Path(args.recording) if args.recording else None)
+    if args.recording and not args.demo:
+        print("companion kiosk: --recording is played by --demo: add --demo", file=sys.stderr)
+        return 2
     if args.demo:
         try:
-            from companion.table.demo import bundled_demo
-            bundled_demo()
+            from companion.table.demo import DEMO_DIR, bundled_demo
+            bundled_demo(Path(args.recording) if args.recording else DEMO_DIR)
         except FileNotFoundError as exc:
             print(f"companion kiosk: {exc}", file=sys.stderr)
             return 2
@@ -83,16 +88,18 @@ def run_kiosk_command(args: argparse.Namespace) -> int:
                          fullscreen=args.fullscreen,
                          screenshots=Path(args.screenshots) if args.screenshots else None,
                          pace=args.pace if args.pace is not None else (
-                             4.0 if args.screenshots else 1.0))
+                             4.0 if args.screenshots else 1.0),
+                         recording=Path(args.recording) if args.recording else None,
+                         tap_delay=args.tap_delay)
     return run_kiosk(config)
 
 
-def _headless_demo(data: Path) -> int:
+def _headless_demo(recording: Path | None) -> int:
     """No display: the same demo through ``companion referee``, its log on the terminal."""
     from companion.cli import main as companion_main
-    from companion.table.demo import bundled_demo
+    from companion.table.demo import DEMO_DIR, bundled_demo
 
-    demo = bundled_demo()
+    demo = bundled_demo(recording or DEMO_DIR)
     print("companion kiosk: no display here, so the demo runs headless through companion "
           "referee (its log follows)")
     folder = Path(tempfile.mkdtemp(prefix="companion-demo-"))
@@ -117,6 +124,12 @@ def add_parser(sub: Any) -> None:
     kiosk.add_argument("--screenshots", metavar="DIR", help="with --demo: play it to the end "
                        "without a human, save a PNG of every screen and a report.json into "
                        "DIR, and exit (1 if a screen was not reached or a check failed)")
+    kiosk.add_argument("--recording", metavar="DIR", help="with --demo: play this recorded "
+                       "game (recording.json, answers.jsonl, and recording.mp4 or frames/) "
+                       "instead of the bundled one")
+    kiosk.add_argument("--tap-delay", type=float, default=None, metavar="S",
+                       help="with --demo: seconds the demo's hands wait before each tap "
+                       "(default 2; 0.25 with --screenshots)")
     kiosk.add_argument("--pace", type=float, default=None, help="play a recorded source at "
                        "this many times its speed (default 1; 4 with --screenshots)")
     kiosk.set_defaults(func=run_kiosk_command)

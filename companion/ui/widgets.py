@@ -104,12 +104,16 @@ class CameraView(Widget):
             Rectangle(texture=self._texture, pos=(x0, y0), size=(dw, dh))
             cells = preview.get("cells") or []
             radius = max(6.0, dw / 40)
+            if len(cells) == 25:  # just outside a token: half the distance between cells
+                pitch = ((cells[0]["x"] - cells[1]["x"]) ** 2
+                         + (cells[0]["y"] - cells[1]["y"]) ** 2) ** 0.5
+                radius = max(6.0, 0.47 * pitch * scale)
             for i, cell in enumerate(cells):
                 mark = self.marks[i] if i < len(self.marks) else "none"
                 Color(*MARK_COLOURS.get(mark, MARK_COLOURS["none"]))
                 px = x0 + cell["x"] * scale
                 py = y0 + dh - cell["y"] * scale
-                Line(circle=(px, py, radius), width=2 if mark == "ok" else 3)
+                Line(circle=(px, py, radius), width=1.5 if mark == "ok" else 3)
 
 
 class ScoreBars(Widget):
