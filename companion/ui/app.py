@@ -147,6 +147,18 @@ class KioskScreen(Screen):
     def update(self) -> None:
         """Redraw from the presenter (called after events)."""
 
+    def update_preview(self) -> None:
+        """Redraw the camera view alone (a new preview, nothing else changed)."""
+        camera = self.ids.get("camera")
+        app = self.app
+        if camera is None:
+            return
+        if self.name == "start":
+            camera.preview = app.check_preview
+        elif app.table is not None and camera.parent is not None:
+            camera.preview = app.table.preview
+            camera.marks = app.table.cell_marks()
+
 
 class StartScreen(KioskScreen):
     def on_pre_enter(self, *_: Any) -> None:
@@ -932,6 +944,7 @@ class KioskApp(App):
     # --- events -------------------------------------------------------------------------------
     def poll(self, _dt: float = 0.0) -> None:
         changed = False
+        previews = False  # only a new camera preview: redraw the camera view alone
         for runner, to_table in ((self.checker, False), (self.runner, True)):
             if runner is None:
                 continue
@@ -940,7 +953,10 @@ class KioskApp(App):
                     event = runner.events.get_nowait()
                 except Exception:  # queue.Empty
                     break
-                changed = True
+                if event.kind == "frame":
+                    previews = True
+                else:
+                    changed = True
                 if not to_table:
                     if event.kind == "frame":
                         self.check_preview = event.data
@@ -965,6 +981,8 @@ class KioskApp(App):
             changed = True
         if changed:
             self.refresh()
+        elif previews and self.root is not None:
+            self.root.current_screen.update_preview()
 
     def refresh(self) -> None:
         if self.root is None:

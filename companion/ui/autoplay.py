@@ -158,7 +158,8 @@ class AutoPlayer:
         self.answers: dict[int, int | None] = {}
         self._wait_until = 0.0
         self._stage = "play"
-        self._event = Clock.schedule_interval(self.tick, 0.1)
+        self.settle = max(0.1, min(0.3, 2 * self.delay))  # s a new screen is looked at
+        self._event = Clock.schedule_interval(self.tick, 0.05)
         self._clock = 0.0
         self.taps = 0
         self.missed = 0
@@ -194,11 +195,17 @@ class AutoPlayer:
             self._tap(widget)
             return
         name = self.shot_name()
+        if app.table is not None and app.runner is not None:  # what the recorded hands
+            for q in app.table.questions:  # will answer, asked ahead of the screen
+                if q["id"] not in self.asked:
+                    self.asked.add(q["id"])
+                    app.runner.send("suggest", q["id"], tag=str(q["id"]))
         if name != self._seen:  # let a new screen be laid out and drawn first, as a player
             self._seen, self._seen_at = name, self._clock  # looks before tapping
-        if self._clock - self._seen_at < 0.3:
+        shot = self.folder is not None and name in SHOTS and name not in self.taken
+        if self._clock - self._seen_at < (0.3 if shot else self.settle):
             return
-        if self.folder is not None and name in SHOTS and name not in self.taken:
+        if shot:
             self.shoot(name)
             self._wait(0.2)
             if self._hold:

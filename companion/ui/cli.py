@@ -46,6 +46,7 @@ def _prepare_kivy(size: tuple[int, int], fullscreen: bool) -> None:
     Config.set("graphics", "width", str(size[0]))
     Config.set("graphics", "height", str(size[1]))
     Config.set("graphics", "resizable", "0")
+    Config.set("graphics", "maxfps", "30")  # enough for a board; leaves the CPU to the reader
     Config.set("graphics", "fullscreen", "auto" if fullscreen else "0")
     Config.set("kivy", "keyboard_mode", "systemanddock")
     Config.set("input", "mouse", "mouse,disable_multitouch")
