@@ -290,7 +290,7 @@ def _cmd_scan(args: argparse.Namespace) -> int:
                 print(json.dumps({"image": name, "board": {"found": False, "corners": None},
                                   "cells": None, "ms": 0.0, "error": str(exc)}))
             else:
-                print(f"{name}: {exc}\n")
+                print(f"{exc}\n")  # the message names the file
             continue
         reading = reader.read(frame)
         if not reading.found:
@@ -308,6 +308,17 @@ def _cmd_scan(args: argparse.Namespace) -> int:
 def _cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    checks = (("--scenes", args.scenes, 1), ("--val-scenes", args.val_scenes, 1),
+              ("--epochs", args.epochs, 1), ("--workers", args.workers, 0))
+    for option, value, least in checks:
+        if value < least:
+            print(f"companion train: {option} is {least} or more (got {value})",
+                  file=sys.stderr)
+            return 2
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"companion train: {out} is a file; --out names a folder", file=sys.stderr)
+        return 2
     try:
         from companion.vision.train import TrainConfig, train
     except ImportError as exc:
@@ -316,7 +327,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         return 2
     config = TrainConfig(scenes=args.scenes, val_scenes=args.val_scenes, epochs=args.epochs,
                          seed=args.seed, workers=args.workers, broad=args.broad, tone=args.tone)
-    train(Path(args.out), config)
+    train(out, config)
     return 0
 
 
@@ -325,16 +336,40 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     from companion.vision.fixtures import write_fixtures
 
-    write_fixtures(Path(args.out), args.count, args.seed, hand_every=args.hand_every)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"companion render: {out} is a file; --out names a folder (new or existing)",
+              file=sys.stderr)
+        return 2
+    if args.count < 1:
+        print(f"companion render: --count is how many scenes to render, 1 or more (got "
+              f"{args.count})", file=sys.stderr)
+        return 2
+    if args.hand_every < 0:
+        print("companion render: --hand-every is 0 (no hands) or more", file=sys.stderr)
+        return 2
+    write_fixtures(out, args.count, args.seed, hand_every=args.hand_every)
+    print(f"{args.count} scenes with their truth written to {out}")
     return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("food-alley-companion")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="companion", description="Food Alley Companion")
+    parser.add_argument("--version", action="version",
+                        version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     play = sub.add_parser("play", help="play a game from the command line")
     play.add_argument("game", help=f"one of: {', '.join(game_names())}")
-    play.add_argument("--players", type=int, default=4, help="2 to 4 (default 4)")
+    play.add_argument("--players", type=int, default=4, help="how many play, 2 to 4 (default 4)")
     play.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     play.add_argument("--auto", action="store_true", help="seeded random legal moves")
     play.add_argument("--json", action="store_true", help="with --auto: one JSON object per "
@@ -353,19 +388,25 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--model", help="folder with cells.onnx, cells.json, reader.yaml")
     scan.set_defaults(func=_cmd_scan)
     train = sub.add_parser("train", help="train the cell classifier (needs the train extra)")
-    train.add_argument("--out", default="models")
-    train.add_argument("--scenes", type=int, default=3500)
-    train.add_argument("--val-scenes", type=int, default=200)
-    train.add_argument("--epochs", type=int, default=14)
-    train.add_argument("--seed", type=int, default=1)
+    train.add_argument("--out", default="models", help="folder for cells.onnx, cells.json and "
+                       "reader.yaml (default models)")
+    train.add_argument("--scenes", type=int, default=3500, help="rendered training scenes "
+                       "(default 3500)")
+    train.add_argument("--val-scenes", type=int, default=200, help="rendered scenes held out "
+                       "to measure accuracy (default 200)")
+    train.add_argument("--epochs", type=int, default=14, help="passes over the training crops "
+                       "(default 14)")
+    train.add_argument("--seed", type=int, default=1, help="seed of the scenes and of the "
+                       "training (default 1)")
     train.add_argument("--broad", action="store_true",
                        help="the broad recipe: wider scenes, other cameras and sampling "
-                            "(see companion/vision/train.py)")
+                            "(see companion/vision/train.py; default off)")
     train.add_argument("--tone", action="store_true",
                        help="map each cell by the board's own colours (light, white balance, "
                             "tone curve), in training and then in reading (see "
-                            "companion/vision/tone.py)")
-    train.add_argument("--workers", type=int, default=2)
+                            "companion/vision/tone.py; default off)")
+    train.add_argument("--workers", type=int, default=2, help="processes rendering scenes "
+                       "(default 2)")
     train.set_defaults(func=_cmd_train)
     from companion.table.cli import add_parser as add_referee
 
@@ -374,10 +415,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_kiosk(sub)
     render = sub.add_parser("render", help="render camera-like scenes with their truth")
-    render.add_argument("--out", required=True)
-    render.add_argument("--count", type=int, default=30)
-    render.add_argument("--seed", type=int, default=2026)
-    render.add_argument("--hand-every", type=int, default=5)
+    render.add_argument("--out", required=True, help="folder for the JPEG scenes and their "
+                        "JSON truth (made if missing)")
+    render.add_argument("--count", type=int, default=30, help="scenes to render (default 30)")
+    render.add_argument("--seed", type=int, default=2026, help="seed of the scenes (default "
+                        "2026)")
+    render.add_argument("--hand-every", type=int, default=5, help="a hand over the board in "
+                        "every Nth scene, 0 for none (default 5)")
     render.set_defaults(func=_cmd_render)
     return parser
 

@@ -25,11 +25,16 @@ class ModelError(VisionError):
 
 
 def default_model_dir() -> Path:
-    """``$COMPANION_MODEL_DIR``, else the repository's ``models/``."""
+    """``$COMPANION_MODEL_DIR``, else the checkout's ``models/``, else the installed package's
+    copy of it (``companion/models``)."""
     env = os.environ.get("COMPANION_MODEL_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2] / "models"
+    package = Path(__file__).resolve().parents[1]
+    checkout = package.parent / "models"
+    if (checkout / "cells.onnx").is_file():
+        return checkout
+    return package / "models"
 
 
 @dataclass

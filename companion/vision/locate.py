@@ -63,6 +63,9 @@ class LocateConfig:
     # detail and hue spread, is under cover
 
 
+MIN_FRAME_PX = 64  # a frame's shortest side below this holds no board worth searching
+
+
 @dataclass(frozen=True)
 class BoardPose:
     pose: np.ndarray  # board mm -> image px
@@ -227,8 +230,13 @@ class Locator:
 
         :raises BoardNotFoundError: if no board is visible.
         """
-        if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
             raise VisionError("the frame is not a colour image; check the camera or the file")
+        if min(frame.shape[:2]) < MIN_FRAME_PX:
+            h, w = frame.shape[:2]
+            raise VisionError(f"the frame is {w}x{h} px, too small to find a board in: at "
+                              f"least {MIN_FRAME_PX} px a side; a camera gives 1280x720 or "
+                              "more")
         if previous is not None:  # a fixed rig: keep the pose while the board stays
             kept = self._keep(frame, previous)
             if kept is not None:

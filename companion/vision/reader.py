@@ -25,8 +25,14 @@ from companion.vision.classify import (
     default_model_dir,
     load_model,
 )
-from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, CellCutter
-from companion.vision.locate import BoardNotFoundError, BoardPose, LocateConfig, Locator
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, CellCutter, project
+from companion.vision.locate import (
+    BoardNotFoundError,
+    BoardPose,
+    LocateConfig,
+    Locator,
+    VisionError,
+)
 from companion.vision.tone import apply_luts, measure_tone, tone_reference
 
 UNKNOWN = {"kind": "unknown", "token": None, "player": None, "value": None, "confidence": 0.0}
@@ -68,6 +74,8 @@ class ReaderConfig:
     closer_look_match: float = 0.55
     closer_look_temperature: float = 0.02
     closer_look_cells: float = 8
+    # cells closer together than this (px, centre to centre) are too small to read: refused
+    min_cell_px: float = 36.0
     locate: LocateConfig = field(default_factory=LocateConfig)
 
     @classmethod
@@ -139,7 +147,18 @@ class BoardReader:
         except BoardNotFoundError as exc:
             return Reading(False, None, _unknown_grid(), (time.perf_counter() - start) * 1000,
                            None, exc.reason)
+        except VisionError as exc:  # not a frame a board can be found in (too small, grey)
+            return Reading(False, None, _unknown_grid(), (time.perf_counter() - start) * 1000,
+                           None, str(exc))
         cfg = self.config
+        pitch = self._cell_pitch_px(found)
+        if pitch < cfg.min_cell_px:  # under the resolution the reader can vouch for
+            return Reading(True, found.corners(self.geometry), _unknown_grid(),
+                           (time.perf_counter() - start) * 1000, found,
+                           f"the board's cells are {pitch:.0f} px apart in this frame, fewer "
+                           f"than the {cfg.min_cell_px:.0f} px the reader needs: move the "
+                           "camera closer or give it a higher resolution. Every cell is left "
+                           "unknown")
         crops = self.cut(frame, found.pose)
         abstain_below = cfg.abstain_below
         blur = found.edge_blur_mm
@@ -157,6 +176,13 @@ class BoardReader:
         grid = [cells[r * 5:(r + 1) * 5] for r in range(5)]
         return Reading(True, found.corners(self.geometry), grid,
                        (time.perf_counter() - start) * 1000, found)
+
+    def _cell_pitch_px(self, found: BoardPose) -> float:
+        """The shortest distance between neighbouring cell centres in the frame (px)."""
+        centres = project(found.pose, self.geometry.centres.reshape(-1, 2)).reshape(5, 5, 2)
+        across = np.linalg.norm(np.diff(centres, axis=1), axis=2).min()
+        down = np.linalg.norm(np.diff(centres, axis=0), axis=2).min()
+        return float(min(across, down))
 
     def _refuse_blurred(self, crops: np.ndarray, blur: float) -> str | None:
         """Why a blurred frame is not read (shaken, or too far out of focus), else None."""
@@ -332,6 +358,8 @@ def read_image(path: Path) -> np.ndarray:
     """
     from companion.vision.locate import VisionError
 
+    if path.is_dir():
+        raise VisionError(f"{path}: a folder, not an image (name the image files in it)")
     data = np.fromfile(str(path), dtype=np.uint8) if path.is_file() else None
     if data is None:
         raise VisionError(f"{path}: no such file")
