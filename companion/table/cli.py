@@ -42,7 +42,16 @@ def _printer(as_json: bool, out: TextIO) -> Any:
             if as_json:
                 out.write(json.dumps(d) + "\n")
             else:
-                out.write(f"\nGame over: {d.get('end')}\nWinners: {', '.join(d['winners'])}\n")
+                out.write(f"\nGame over: {d.get('end')}\n")
+                for place, group in enumerate(d["ranking"], start=1):
+                    for who in group:
+                        score = d["scores"][who]
+                        parts = ", ".join(f"{k.replace('_', ' ')} {v}"
+                                          for k, v in score["breakdown"].items())
+                        out.write(f"  {place}. {who} {score['total']} ({parts})\n")
+                if d.get("tiebreak"):
+                    out.write(f"Tie-breaker: {d['tiebreak']}\n")
+                out.write(f"Winners: {', '.join(d['winners'])}\n")
         out.flush()
     return show
 

@@ -293,13 +293,16 @@ class SessionRunner:
         self._warned = session.warning is not None
         state = session.state
         scores = smileys(state)
+        actor = state.current_player()
+        turn = session.names[actor] if actor >= 0 else ""
         self._post("sync", n=len(state.log), waiting=session.waiting,
                    questions=[session.public_question(q) for q in session.questions.values()],
                    warning=session.warning, board=state.camera_board(),
                    expected=session.expected(), unsure=list(session.weak),
                    history=[h["text"] for h in session.history[-12:]],
                    scores={session.names[i]: v for i, v in enumerate(scores.values())},
-                   manual=[str(a) for a in self._manual], over=state.is_terminal())
+                   manual=[str(a) for a in self._manual], over=state.is_terminal(),
+                   turn=turn)
 
 
 def _jpeg(image: Any) -> bytes:

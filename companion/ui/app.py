@@ -33,6 +33,7 @@ from companion.table.runner import SessionRunner
 from companion.table.session import RefereeSession
 from companion.ui.presenters import (
     FinalPresenter,
+    SequencePicker,
     StartPresenter,
     TablePresenter,
     category_words,
@@ -290,6 +291,8 @@ class TableScreen(KioskScreen):
             return
         v = p.view
         self.ids.waiting.text = sentence(v.waiting)
+        self.ids.turn.text = app.t("table.turn", player=v.turn) if v.turn else ""
+        self.ids.steps_title.text = app.t("table.last_steps") if v.history else ""
         self.ids.notice.text = p.notice or ("; ".join(v.unsure) if v.unsure else "")
         if p.view.camera in ("failed", "ended") and v.camera_text and not v.manual:
             self.ids.notice.text = v.camera_text
@@ -314,10 +317,13 @@ class TableScreen(KioskScreen):
             steps.clear_widgets()
             self.option_buttons = []
             if optional is not None:
-                for o in optional["options"]:
+                ordered = sorted(optional["options"],
+                                 key=lambda o: len(option_pictures(o["action"])))
+                for o in ordered:
                     b = PictureButton(o["text"], option_pictures(o["action"]), app)
                     b.bind(on_release=lambda _b, k=o["index"], qid=optional["id"]:
                            app.answer(qid, k))
+                    b.index = o["index"]
                     self.option_buttons.append(b)
                     steps.add_widget(b)
             if v.manual:
@@ -366,6 +372,8 @@ class TableScreen(KioskScreen):
 
 class QuestionScreen(KioskScreen):
     _shown: Any = None
+    picker: SequencePicker | None = None
+    element_buttons: dict[Any, Any] = {}
 
     def update(self) -> None:
         app = self.app
@@ -378,6 +386,10 @@ class QuestionScreen(KioskScreen):
         if self._shown == q["id"]:
             return
         self._shown = q["id"]
+        self.picker = SequencePicker.fits(q.get("options") or [])
+        if self.picker is not None:
+            self.build_picker()
+            return
         grid = self.ids.options
         grid.clear_widgets()
         if q["kind"] == "choose":
@@ -398,6 +410,39 @@ class QuestionScreen(KioskScreen):
                 b = PictureButton(o["text"], option_pictures(o["action"]), app)
                 b.bind(on_release=lambda _b, k=o["index"], qid=q["id"]: app.answer(qid, k))
                 grid.add_widget(b)
+
+    def build_picker(self) -> None:
+        """One button per thing that can come next, and the order so far."""
+        app = self.app
+        picker = self.picker
+        assert picker is not None
+        grid = self.ids.options
+        grid.clear_widgets()
+        grid.cols = 3
+        chosen = ", ".join(map(str, picker.chosen)) or "-"
+        self.ids.notice.text = app.t("question.in_order", chosen=chosen)
+        self.element_buttons = {}
+        for element in picker.next_choices():
+            b = PictureButton(str(element), option_pictures({"x": element}), app)
+            b.bind(on_release=lambda _b, e=element: self.pick(e))
+            self.element_buttons[element] = b
+            grid.add_widget(b)
+        if picker.chosen:
+            again = PictureButton(app.t("question.again"), [], app)
+            again.bind(on_release=lambda _b: (picker.reset(), self.build_picker()))
+            grid.add_widget(again)
+
+    def pick(self, element: Any) -> None:
+        app = self.app
+        picker = self.picker
+        q = app.table.public_question if app.table is not None else None
+        if picker is None or q is None:
+            return
+        index = picker.pick(element)
+        if index is not None:
+            app.answer(q["id"], index)
+            return
+        self.build_picker()
 
 
 class PrivateScreen(KioskScreen):
@@ -461,7 +506,9 @@ class RevealScreen(KioskScreen):
     def update(self) -> None:
         p = self.app.table
         if p is not None and p.reveal is not None:
-            self.ids.text.text = sentence(p.reveal)
+            text = p.reveal
+            self.ids.text.text = sentence(text.split(": ", 1)[1] if text.startswith(
+                "reveal: ") else text)
 
     def done(self) -> None:
         app = self.app
@@ -477,9 +524,11 @@ class MismatchScreen(KioskScreen):
         if p is None or p.warning is None:
             return
         w = p.warning
-        self.ids.sentence.text = sentence("; ".join(w.get("differences")
-                                                    or [w.get("text", "")]))
-        self.ids.allowed.text = app.t("mismatch.allowed", allowed=w.get("allowed", ""))
+        self.ids.sentence.text = "; ".join(w.get("differences") or [w.get("text", "")])
+        allowed = w.get("allowed", "")
+        if len(allowed) > 140:  # the first few; the rest is what the players know
+            allowed = allowed[:allowed.rfind(";", 0, 140)] + "; ..."
+        self.ids.allowed.text = app.t("mismatch.allowed", allowed=allowed)
         self.ids.camera.preview = p.preview
         self.ids.camera.marks = p.cell_marks()
 
@@ -960,6 +1009,8 @@ class KioskApp(App):
                 if not to_table:
                     if event.kind == "frame":
                         self.check_preview = event.data
+                        if event.data["state"] != self.start.camera["state"]:
+                            changed = True
                         self.start.set_camera(event.data["state"], event.data.get("reason")
                                               or "")
                     elif event.kind == "camera":

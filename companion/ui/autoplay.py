@@ -253,11 +253,15 @@ class AutoPlayer:
             elif name == "table":
                 q = app.table.optional_question
                 buttons = app.root.current_screen.option_buttons
-                if q is not None and buttons:
-                    self._answer(q["id"], buttons, optional=True)
+                if q is not None and buttons:  # shown in their own order: by option index
+                    by_index = sorted(buttons, key=lambda b: b.index)
+                    self._answer(q["id"], by_index, optional=True)
             elif name == "question":
                 q = app.table.public_question
-                if q is not None:
+                screen = app.root.current_screen
+                if q is not None and screen.picker is not None:
+                    self._pick_in_order(q, screen)
+                elif q is not None:
                     self._answer(q["id"], list(reversed(ids.options.children)))
             elif name == "private-cover":
                 entry = app.table.private
@@ -309,6 +313,24 @@ class AutoPlayer:
         if private is not None and self._pending is None:
             self._chosen = private[index] if index < len(private) else ""
         self._tap(buttons[index])
+
+    def _pick_in_order(self, q: dict[str, Any], screen: Any) -> None:
+        """Tap the recorded order one thing at a time."""
+        if q["id"] not in self.answers:
+            return
+        index = self.answers[q["id"]]
+        picker = screen.picker
+        if index is None:
+            self.failure = f"the recorded game has no answer to question {q['id']}"
+            return
+        order = next(o["action"][picker.field] for o in q["options"] if o["index"] == index)
+        done = len(picker.chosen)
+        if done >= len(order):  # whole: the answer is on its way
+            return
+        if picker.chosen != order[:done]:
+            self._tap(self._button(screen, self.app.t("question.again")))
+            return
+        self._tap(screen.element_buttons[order[done]])
 
     def check_leak(self, chosen: str) -> None:
         """Right after a private entry, before anything is revealed: the chosen option's text

@@ -92,7 +92,14 @@ def run_kiosk_command(args: argparse.Namespace) -> int:
                              4.0 if args.screenshots else 1.0),
                          recording=Path(args.recording) if args.recording else None,
                          tap_delay=args.tap_delay)
-    return run_kiosk(config)
+    if args.screenshots:
+        print(f"companion kiosk: playing the demo unattended; screenshots and report.json go "
+              f"to {args.screenshots} (about a minute)", flush=True)
+    code = run_kiosk(config)
+    if args.screenshots:
+        print(f"companion kiosk: {'done' if code == 0 else 'a check failed'}: see "
+              f"{Path(args.screenshots) / 'report.json'}")
+    return code
 
 
 def _headless_demo(recording: Path | None) -> int:
@@ -110,7 +117,11 @@ def _headless_demo(recording: Path | None) -> int:
 
 
 def add_parser(sub: Any) -> None:
-    kiosk = sub.add_parser("kiosk", help="the touchscreen referee (Kivy)")
+    kiosk = sub.add_parser(
+        "kiosk", help="the touchscreen referee (Kivy)",
+        description="The touchscreen referee: seat the players, watch the board through the "
+        "camera, answer what it cannot see, and score the end. Without a display, --demo "
+        "plays its recorded game in the terminal instead.")
     kiosk.add_argument("--source", help="camera, webcam:N, frames:DIR, video:FILE or none "
                        "(manual entry); default: the one chosen in the settings (camera)")
     kiosk.add_argument("--data", help="the data directory holding the journal and the "
@@ -121,7 +132,8 @@ def add_parser(sub: Any) -> None:
     kiosk.add_argument("--size", type=_size, default=(800, 480), metavar="WxH",
                        help="window size (default 800x480, the official 7-inch display)")
     kiosk.add_argument("--demo", action="store_true", help="play the bundled demo: a short "
-                       "recorded game of Sambal, with its frames and answers")
+                       "recorded game of Sambal for two, its recorded answers tapped in for the "
+                       "players, 2 s after each question appears")
     kiosk.add_argument("--screenshots", metavar="DIR", help="with --demo: play it to the end "
                        "without a human, save a PNG of every screen and a report.json into "
                        "DIR, and exit (1 if a screen was not reached or a check failed)")
@@ -129,8 +141,9 @@ def add_parser(sub: Any) -> None:
                        "game (recording.json, answers.jsonl, and recording.mp4 or frames/) "
                        "instead of the bundled one")
     kiosk.add_argument("--tap-delay", type=float, default=None, metavar="S",
-                       help="with --demo: seconds the demo's hands wait before each tap "
+                       help="with --demo: seconds before each recorded answer is tapped in "
                        "(default 2; 0.25 with --screenshots)")
-    kiosk.add_argument("--pace", type=float, default=None, help="play a recorded source at "
-                       "this many times its speed (default 1; 4 with --screenshots)")
+    kiosk.add_argument("--pace", type=float, default=None, help="play a recording (video: or "
+                       "frames:, and the demo) at this many times its speed, 0 as fast as it "
+                       "reads (default 1; 4 with --screenshots)")
     kiosk.set_defaults(func=run_kiosk_command)

@@ -143,6 +143,7 @@ class TableView:
     unsure: list[str] = field(default_factory=list)
     manual: list[str] = field(default_factory=list)
     n: int = 0
+    turn: str = ""  # whose turn it is (a name), empty for the table's own steps
 
 
 class TablePresenter:
@@ -214,6 +215,7 @@ class TablePresenter:
         v.unsure = data.get("unsure") or []
         v.manual = data.get("manual") or []
         v.n = data["n"]
+        v.turn = data.get("turn") or ""
         self.warning = data.get("warning")
         self.questions = list(data["questions"])
         private = next((q for q in self.questions if q["kind"] == "private"
@@ -374,6 +376,59 @@ def key_words(key: str | None) -> str:
 
 def expected_keys(board: list[list[dict[str, Any]]], seated: list[str]) -> list[str | None]:
     return board_keys(board, seated)
+
+
+# --- long ordered choices ---------------------------------------------------------------------
+PICK_IN_ORDER_ABOVE = 24  # more options than this, all orders of a few things: pick in order
+
+
+class SequencePicker:
+    """An answer that is an order of things (a recipe pile, top card first), picked one thing
+    at a time instead of found among every order: after each pick only what can still follow
+    is offered, and the answer is taken when one option is left."""
+
+    def __init__(self, options: list[dict[str, Any]], field: str) -> None:
+        self.options = options
+        self.field = field
+        self.chosen: list[Any] = []
+
+    @classmethod
+    def fits(cls, options: list[dict[str, Any]]) -> SequencePicker | None:
+        if len(options) <= PICK_IN_ORDER_ABOVE:
+            return None
+        fields = {k for k, v in options[0]["action"].items() if isinstance(v, list)}
+        if len(fields) != 1:
+            return None
+        field = fields.pop()
+        lengths = {len(o["action"].get(field) or []) for o in options}
+        if len(lengths) != 1 or any(set(o["action"]) != set(options[0]["action"])
+                                    for o in options):
+            return None
+        return cls(options, field)
+
+    def remaining(self) -> list[dict[str, Any]]:
+        k = len(self.chosen)
+        return [o for o in self.options if o["action"][self.field][:k] == self.chosen]
+
+    def next_choices(self) -> list[Any]:
+        k = len(self.chosen)
+        out: list[Any] = []
+        for o in self.remaining():
+            seq = o["action"][self.field]
+            if k < len(seq) and seq[k] not in out:
+                out.append(seq[k])
+        return out
+
+    def pick(self, element: Any) -> int | None:
+        """Add the next thing; returns the option's index once the answer is whole."""
+        if element not in self.next_choices():
+            raise ValueError(f"{element} cannot come next")
+        self.chosen.append(element)
+        left = self.remaining()
+        return left[0]["index"] if len(left) == 1 else None
+
+    def reset(self) -> None:
+        self.chosen = []
 
 
 # --- final scoring ------------------------------------------------------------------------------

@@ -181,3 +181,27 @@ def test_final_ranks_ties_together_and_names_the_tie_breaker():
     assert final.bar_scale() == 9
     summary["end_rule"] = "referee"
     assert FinalPresenter(summary).end_text.startswith("ended by the referee's rule")
+
+
+def test_an_order_among_hundreds_is_picked_one_thing_at_a_time():
+    from itertools import permutations
+
+    from companion.ui.presenters import SequencePicker
+
+    cards = [f"pan-{i}" for i in range(1, 7)]
+    options = [{"index": i, "text": "", "action": {"type": "stack", "recipes": list(p)}}
+               for i, p in enumerate(permutations(cards, 4))]
+    assert len(options) == 360
+    picker = SequencePicker.fits(options)
+    assert picker is not None and picker.field == "recipes"
+    assert picker.next_choices() == cards
+    assert picker.pick("pan-2") is None and picker.pick("pan-4") is None
+    assert "pan-2" not in picker.next_choices() and len(picker.next_choices()) == 4
+    assert picker.pick("pan-6") is None
+    index = picker.pick("pan-1")
+    assert options[index]["action"]["recipes"] == ["pan-2", "pan-4", "pan-6", "pan-1"]
+    with pytest.raises(ValueError):
+        picker.pick("pan-2")
+    picker.reset()
+    assert picker.chosen == [] and len(picker.remaining()) == 360
+    assert SequencePicker.fits(options[:10]) is None  # a short list stays a list
