@@ -382,9 +382,11 @@ class QuestionScreen(KioskScreen):
         if q is None:
             return
         self.ids.prompt.text = sentence(q["prompt"])
-        self.ids.notice.text = p.notice if p is not None else ""
         if self._shown == q["id"]:
+            if p.notice:
+                self.ids.notice.text = p.notice
             return
+        self.ids.notice.text = p.notice
         self._shown = q["id"]
         self.picker = SequencePicker.fits(q.get("options") or [])
         if self.picker is not None:
