@@ -21,11 +21,13 @@ from typing import Any
 
 from companion.table.session import AnswerError, Event, RefereeSession
 from companion.table.sources import FolderSource, FrameSource, SourceError, VideoSource
+from companion.table.watchdog import Heartbeats
 
 log = logging.getLogger(__name__)
 
 PREVIEW_WIDTH = 480  # px of the preview image sent to the screen
 PREVIEW_EVERY_S = 0.25  # s between previews, in the source's time
+CAMERA_STUCK_S = 10.0  # s without a frame (or a wait for the table) that counts as stuck
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,13 @@ class SessionRunner:
 
     def __init__(self, session: RefereeSession | None, source: FrameSource | None, *,
                  reader_factory: Callable[[], Any] | None = None, pace: float = 1.0,
-                 hold_warning_s: float = 0.0) -> None:
+                 hold_warning_s: float = 0.0, heartbeats: Heartbeats | None = None) -> None:
         self.session = session
         self.source = source
         self.reader_factory = reader_factory
         self.pace = pace
         self.hold_warning_s = hold_warning_s  # a recording stops this long on a new warning
+        self.heartbeats = heartbeats  # beaten once a loop while a source is watched
         self._held_until = 0.0
         self._warned = False
         self.events: queue.Queue[Event] = queue.Queue()
@@ -73,6 +76,8 @@ class SessionRunner:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        if self.heartbeats is not None:
+            self.heartbeats.unregister("camera")
         self._commands.put(Command("wake"))
         if self._thread is not None:
             self._thread.join(timeout)
@@ -142,10 +147,15 @@ class SessionRunner:
         centres_mm = reader.geometry.centres.reshape(-1, 2)
         start = first_t = None
         last_preview = -1e9
+        beats = self.heartbeats
+        if beats is not None:
+            beats.register("camera", CAMERA_STUCK_S)
         try:
             with self.source as source:
                 frames = source.frames()
                 while not self._stop.is_set():
+                    if beats is not None:
+                        beats.beat("camera")
                     self._drain()
                     if self.recorded and (self._paused or self._waiting_for_table()
                                           or time.monotonic() < self._held_until):
@@ -158,6 +168,8 @@ class SessionRunner:
                     frame = next(frames, None)
                     if frame is None:
                         self._post("camera", state="ended", text="the recording has ended")
+                        if beats is not None:  # nothing left to watch: not stuck
+                            beats.unregister("camera")
                         break
                     if self.recorded and self.pace > 0:
                         if start is None:
@@ -181,6 +193,8 @@ class SessionRunner:
                         continue
         except SourceError as exc:
             self._post("camera", state="failed", text=str(exc))
+            if beats is not None:  # a failed camera is shown, and restarting would not help
+                beats.unregister("camera")
             while not self._stop.is_set():
                 self._handle(self._commands.get())
 

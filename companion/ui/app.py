@@ -31,6 +31,7 @@ from companion.table import history as games_history
 from companion.table.journal import Journal
 from companion.table.runner import SessionRunner
 from companion.table.session import RefereeSession
+from companion.table.watchdog import Heartbeats, Notifier, WatchdogPinger, watchdog_interval
 from companion.ui.presenters import (
     FinalPresenter,
     SequencePicker,
@@ -53,6 +54,7 @@ from companion.ui.widgets import (  # CameraView: registered for screens.kv
 log = logging.getLogger(__name__)
 KV_FILE = Path(__file__).with_name("screens.kv")  # not kiosk.kv: Kivy would load it twice
 POLL_S = 0.05
+SCREEN_STUCK_S = 10.0  # s without a tick of the screen's clock that counts as frozen
 GAME_SCREENS = ("table", "question", "private", "reveal", "mismatch", "final")
 # the options a game may be given from the settings screen
 GAME_OPTIONS = {"food-alley/sambal": {"recipes": ("top", "open")}}
@@ -773,6 +775,11 @@ class KioskApp(App):
         self.history_stack: list[str] = []
         self.auto: Any = None
         self.on_reply: list[Any] = []  # callbacks for replies that screens wait for
+        # systemd: ready once the start screen is up; the watchdog pinged while the screen
+        # and the camera both beat (companion/table/watchdog.py)
+        self.notifier = Notifier()
+        self.beats = Heartbeats()
+        self.pinger: WatchdogPinger | None = None
 
     # --- words and sizes ----------------------------------------------------------------------
     def t(self, key: str, **values: Any) -> str:
@@ -790,6 +797,13 @@ class KioskApp(App):
         self._add_screens(manager)
         Clock.schedule_interval(self.poll, POLL_S)
         Clock.schedule_once(lambda *_: self._check_camera(), 0)
+        self.beats.register("screen", SCREEN_STUCK_S)
+        Clock.schedule_interval(lambda *_: self.beats.beat("screen"), 1.0)
+        interval = watchdog_interval()
+        if interval is not None and self.notifier.active:
+            self.pinger = WatchdogPinger(self.notifier, self.beats, interval)
+            self.pinger.start()
+        Clock.schedule_once(lambda *_: self.notifier.ready("the start screen is up"), 0.5)
         return manager
 
     def _add_screens(self, manager: ScreenManager) -> None:
@@ -821,6 +835,9 @@ class KioskApp(App):
         self.show("pin")
 
     def on_stop(self) -> None:
+        self.notifier.stopping()
+        if self.pinger is not None:
+            self.pinger.stop()
         for runner in (self.runner, self.checker):
             if runner is not None:
                 runner.stop()
@@ -862,7 +879,8 @@ class KioskApp(App):
             self.refresh()
             return
         self.start.set_camera("starting")
-        self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0)
+        self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0,
+                                     heartbeats=self.beats)
         self.checker.start()
 
     def _stop_checker(self) -> None:
@@ -913,7 +931,7 @@ class KioskApp(App):
         # the demo lets a warning be seen: the recording stops on it a while
         hold = (60.0 if self.config_.screenshots else 4.0) if self.demo is not None else 0.0
         self.runner = SessionRunner(session, source, pace=self.config_.pace,
-                                    hold_warning_s=hold)
+                                    hold_warning_s=hold, heartbeats=self.beats)
         if self.demo is not None:
             from companion.table.answers import ScriptedTable, load_record
             steps, _ = load_record(self.demo.answers)

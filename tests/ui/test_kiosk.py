@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,15 +20,49 @@ from companion.table.journal import Journal
 from companion.ui.autoplay import SHOTS
 from tests.table.test_recordings import _rendered
 
+# Runs the kiosk with every socket it makes recorded (Python's socket class wrapped: an audit
+# hook slows Kivy's start-up too much), to show that it talks to nothing but systemd's notify
+# socket.
+AUDITED = r"""
+import atexit, json, socket, sys
+events = []
+class Recorded(socket.socket):
+    def __init__(self, family=-1, type=-1, proto=-1, fileno=None):
+        super().__init__(family, type, proto, fileno)
+        events.append(["socket.__new__", [repr(socket.AddressFamily(self.family))]])
+    def connect(self, address):
+        events.append(["socket.connect", [repr(address)]])
+        return super().connect(address)
+    def sendto(self, data, *args):
+        events.append(["socket.sendto", [repr(args[-1])]])
+        return super().sendto(data, *args)
+    def bind(self, address):
+        events.append(["socket.bind", [repr(address)]])
+        return super().bind(address)
+def lookup(*args, **kwargs):
+    events.append(["socket.getaddrinfo", [repr(args[:2])]])
+    raise OSError("no network in the kiosk")
+socket.socket = Recorded
+socket.getaddrinfo = lookup
+atexit.register(lambda: open(sys.argv[1], "w").write(json.dumps(events)))
+from companion.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
 
-def kiosk(tmp: Path, *args: str) -> subprocess.Popen:
+
+def kiosk(tmp: Path, *args: str, notify: Path | None = None) -> subprocess.Popen:
     env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
                KIVY_HOME=str(tmp / "kivy"), KIVY_NO_CONSOLELOG="1")
-    return subprocess.Popen([sys.executable, "-m", "companion", "kiosk", "--demo",
-                             "--screenshots", str(tmp / "shots"), "--data", str(tmp / "data"),
-                             "--tap-delay", "0.05", "--pace", "0", *args],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+    command = ["kiosk", "--demo", "--screenshots", str(tmp / "shots"), "--data",
+               str(tmp / "data"), "--tap-delay", "0.05", "--pace", "0", *args]
+    if notify is not None:  # as systemd starts it: a notify socket and a 2 s watchdog
+        env.update(NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="2000000")
+        tmp.mkdir(parents=True, exist_ok=True)
+        launch = [sys.executable, "-c", AUDITED, str(tmp / "sockets.json"), *command]
+    else:
+        launch = [sys.executable, "-m", "companion", *command]
+    return subprocess.Popen(launch, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
 
 
 def finished(proc: subprocess.Popen, tmp: Path) -> dict:
@@ -96,15 +132,53 @@ def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
     """Every kiosk run of this module, started together (most of a run is the demo's hands
     waiting as a player would), then collected."""
     base = tmp_path_factory.mktemp("kiosk")
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(base / "notify"))
+    notify.settimeout(0.5)
+    messages: list[str] = []
+    listening = threading.Event()
+    listening.set()
+
+    def listen() -> None:  # as systemd does: read as they come
+        while listening.is_set():
+            try:
+                messages.append(notify.recv(4096).decode())
+            except TimeoutError:
+                continue
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
     started = {
-        "800": (kiosk(base / "800", "--size", "800x480"), base / "800"),
+        "800": (kiosk(base / "800", "--size", "800x480", notify=base / "notify"),
+                base / "800"),
         "1280": (kiosk(base / "1280", "--size", "1280x720"), base / "1280"),
     }
     for game, players, seed in OTHER_MODES:
         folder = _rendered(game, players, seed)
         started[game] = (kiosk(base / game.split("/")[1], "--recording", str(folder)),
                          base / game.split("/")[1])
-    return {key: (finished(proc, tmp), tmp) for key, (proc, tmp) in started.items()}
+    reports = {key: (finished(proc, tmp), tmp) for key, (proc, tmp) in started.items()}
+    listening.clear()
+    listener.join(2)
+    notify.close()
+    reports["notify"] = ({"messages": messages, "path": str(base / "notify")}, base)
+    return reports
+
+
+def test_under_systemd_it_says_ready_pings_and_talks_to_nothing_else(runs):
+    notify, _ = runs["notify"]
+    messages = notify["messages"]
+    assert messages[0].startswith("READY=1")
+    assert messages.count("WATCHDOG=1") >= 5  # every second of a minute-long game
+    assert messages[-1] == "STOPPING=1"
+    _, tmp = runs["800"]
+    events = json.loads((tmp / "sockets.json").read_text())
+    made = [e for e in events if e[0] == "socket.__new__"]
+    assert made and all(e[1][0] == repr(socket.AF_UNIX) for e in made), made[:3]
+    assert len(made) >= 5  # the recording saw the notifier's sockets
+    reached = {e[1][0] for e in events if e[0] in ("socket.sendto", "socket.connect")}
+    assert reached == {repr(notify["path"])}, reached
+    assert not [e for e in events if e[0] in ("socket.getaddrinfo", "socket.bind")]
 
 
 @pytest.mark.parametrize("key,size", [("800", (800, 480)), ("1280", (1280, 720))])
