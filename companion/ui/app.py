@@ -854,6 +854,8 @@ class KioskApp(App):
         p = StartPresenter(game_names(), recent_names=games_history.recent_names(self.journal),
                            resumable=resumable, game=demo.game if demo else None,
                            players=demo.players if demo else 2)
+        if self.source_spec is not None:
+            p.set_camera("starting")
         return p
 
     @property
@@ -879,6 +881,7 @@ class KioskApp(App):
             self.refresh()
             return
         self.start.set_camera("starting")
+        self.refresh()
         self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0,
                                      heartbeats=self.beats)
         self.checker.start()

@@ -21,6 +21,7 @@ from kivy.uix.textinput import TextInput
 from kivy.uix.widget import Widget
 
 MIN_TARGET_PX = 48  # 9 mm on the official 7" display
+MISSED_FOR_S = 15.0  # s of taps not reaching their button before it counts as a failure
 SHOTS = ("start", "table", "question", "private-cover", "private-entry", "reveal", "mismatch",
          "final", "history", "settings")
 
@@ -163,6 +164,7 @@ class AutoPlayer:
         self._clock = 0.0
         self.taps = 0
         self.missed = 0
+        self._missing_since: float | None = None
         self._hold = False  # the recording is held for a screenshot
         self._seen, self._seen_at = "", 0.0
         self._keys: list[str] = []
@@ -359,13 +361,17 @@ class AutoPlayer:
         self.taps += 1
         if tap(widget):
             self.missed = 0
+            self._missing_since = None
             if self._chosen is not None:
                 self.check_leak(self._chosen)
                 self._chosen = None
-        else:  # the screen changed under the finger: look again
+        else:  # the screen changed under the finger, or is still being laid out: look again
             self.missed += 1
-            if self.missed >= 5:
-                self.failure = f"a tap on '{getattr(widget, 'text', widget)}' did not reach it"
+            if self._missing_since is None:
+                self._missing_since = self._clock
+            if self._clock - self._missing_since > MISSED_FOR_S:
+                self.failure = (f"a tap on '{getattr(widget, 'text', widget)}' did not reach "
+                                f"it for {MISSED_FOR_S:.0f} s")
         self._wait()
 
     # --- the end ------------------------------------------------------------------------------
@@ -374,18 +380,18 @@ class AutoPlayer:
         missing = [s for s in SHOTS if s not in self.taken]
         if not self.require_all:  # another recorded game: its mode may lack a screen
             missing = []
-        report = {"screens": self.taken, "missing": missing, "problems": self.problems,
-                  "leaks": self.leaks, "private_checks": self.private_checks,
-                  "taps": self.taps, "window": [Window.width, Window.height],
-                  "final": self.final}
-        assert self.folder is not None
-        (self.folder / "report.json").write_text(json.dumps(report, indent=1) + "\n",
-                                                 encoding="utf-8")
         if missing or self.problems or self.leaks:
             self.failure = self.failure or (
                 f"screens not reached: {missing}" if missing else
                 f"layout problems on {sorted(self.problems)}" if self.problems else
                 f"private entries leaked: {self.leaks[:2]}")
+        report = {"screens": self.taken, "missing": missing, "problems": self.problems,
+                  "leaks": self.leaks, "private_checks": self.private_checks,
+                  "taps": self.taps, "window": [Window.width, Window.height],
+                  "final": self.final, "failure": self.failure}
+        assert self.folder is not None
+        (self.folder / "report.json").write_text(json.dumps(report, indent=1) + "\n",
+                                                 encoding="utf-8")
         self.app.stop()
 
     def _timeout(self, *_: Any) -> None:

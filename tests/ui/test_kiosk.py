@@ -70,7 +70,7 @@ def finished(proc: subprocess.Popen, tmp: Path) -> dict:
     report_path = tmp / "shots" / "report.json"
     assert report_path.is_file(), out[-3000:]
     report = json.loads(report_path.read_text())
-    assert proc.returncode == 0, (out[-2000:], report)
+    assert proc.returncode == 0, report.get("failure")
     return report
 
 
@@ -153,6 +153,11 @@ def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
                 base / "800"),
         "1280": (kiosk(base / "1280", "--size", "1280x720"), base / "1280"),
     }
+    french = base / "fr"
+    (french / "data").mkdir(parents=True)
+    (french / "data" / "kiosk.json").write_text(json.dumps(
+        {"schema": 1, "source": "camera", "language": "fr", "options": {}, "pin": None}))
+    started["fr"] = (kiosk(french, "--size", "800x480"), french)
     for game, players, seed in OTHER_MODES:
         folder = _rendered(game, players, seed)
         started[game] = (kiosk(base / game.split("/")[1], "--recording", str(folder)),
@@ -202,4 +207,10 @@ def test_a_whole_game_of_each_other_mode_through_the_ui(runs, game, players, see
     assert report["final"]["scores"] == recorded["scores"]
     assert report["final"]["winners"] == recorded["winners"]
     assert not report["problems"], report["problems"]
+    assert not report["leaks"]
+
+
+def test_the_french_screens_fit_too(runs):
+    report, _ = runs["fr"]
+    assert not report["missing"] and not report["problems"], report["problems"]
     assert not report["leaks"]
