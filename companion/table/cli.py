@@ -162,7 +162,7 @@ def run_referee(args: argparse.Namespace) -> int:
     from companion.cli import parse_options
     from companion.rules import find_game
     from companion.table.settle import Settler
-    from companion.table.sources import SourceError, open_source
+    from companion.table.sources import SourceError, jpeg, open_source
     from companion.vision.locate import VisionError
     from companion.vision.reader import BoardReader
 
@@ -253,7 +253,7 @@ def run_referee(args: argparse.Namespace) -> int:
                 settled = settler.push(frame)
                 if settled is None:
                     continue
-                session.observe(settled.keys, _jpeg(settled.frame.image), settled.frame.t,
+                session.observe(settled.keys, jpeg(settled.frame.image), settled.frame.t,
                                 settled.confidence)
                 if table is None and session.warning is not None and \
                         session.warning is not offered:
@@ -284,13 +284,6 @@ def _answers_mismatch(final: dict[str, Any] | None, game: str, players: int,
         return (f"{path} is a recording of a {seats}-player game, not {players}: pass "
                 f"--players {seats}")
     return None
-
-
-def _jpeg(image: Any) -> bytes:
-    import cv2
-
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return buf.tobytes() if ok else b""
 
 
 def add_parser(sub: Any, game_names: list[str]) -> None:

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.table.session import AnswerError, Event, RefereeSession
-from companion.table.sources import FolderSource, FrameSource, SourceError, VideoSource
+from companion.table.sources import (
+    FolderSource,
+    FrameSource,
+    SourceError,
+    VideoSource,
+    jpeg,
+)
 from companion.table.watchdog import Heartbeats
 
 log = logging.getLogger(__name__)
@@ -182,7 +188,7 @@ class SessionRunner:
                         self._preview(frame, settler.last_reading, centres_mm)
                     if settled is not None and self.session is not None \
                             and not self.session.state.is_terminal():
-                        self.session.observe(settled.keys, _jpeg(settled.frame.image),
+                        self.session.observe(settled.keys, jpeg(settled.frame.image),
                                              settled.frame.t, settled.confidence)
                         self._sync()
                 # the game is over or the frames ended: answer what is still asked
@@ -317,10 +323,3 @@ class SessionRunner:
                    scores={session.names[i]: v for i, v in enumerate(scores.values())},
                    manual=[str(a) for a in self._manual], over=state.is_terminal(),
                    turn=turn)
-
-
-def _jpeg(image: Any) -> bytes:
-    import cv2
-
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
-    return buf.tobytes() if ok else b""

@@ -208,3 +208,9 @@ def open_source(spec: str, *, fps: float = 5.0, realtime: bool = False) -> Frame
         return VideoSource(Path(arg))
     raise SourceError(f"unknown source {spec!r}: use camera, webcam:N, webcam:/dev/videoN, "
                       "frames:DIR or video:FILE")
+
+
+def jpeg(image: Any, quality: int = 80) -> bytes:
+    """A frame as JPEG bytes (kept in the journal when it decides a disputed step)."""
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return buf.tobytes() if ok else b""

@@ -873,18 +873,24 @@ class KioskApp(App):
             self.start.set_camera("none")
             self.refresh()
             return
-        from companion.table.sources import SourceError, open_source
-        try:
-            source = open_source(spec)
-        except SourceError as exc:
-            self.start.set_camera("failed", str(exc))
-            self.refresh()
+        source = self._open_source(spec)
+        if source is None:
             return
         self.start.set_camera("starting")
         self.refresh()
         self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0,
                                      heartbeats=self.beats)
         self.checker.start()
+
+    def _open_source(self, spec: str) -> Any:
+        """The frame source, or None with why on the start screen."""
+        from companion.table.sources import SourceError, open_source
+        try:
+            return open_source(spec)
+        except SourceError as exc:
+            self.start.set_camera("failed", str(exc))
+            self.refresh()
+            return None
 
     def _stop_checker(self) -> None:
         if self.checker is not None:
@@ -919,15 +925,9 @@ class KioskApp(App):
         self._run(session, spec)
 
     def _run(self, session: RefereeSession, spec: str | None) -> None:
-        source = None
-        if spec is not None:
-            from companion.table.sources import SourceError, open_source
-            try:
-                source = open_source(spec)
-            except SourceError as exc:
-                self.start.set_camera("failed", str(exc))
-                self.refresh()
-                return
+        source = self._open_source(spec) if spec is not None else None
+        if spec is not None and source is None:
+            return
         colours = list(session.seated)
         self.table = TablePresenter(session.state.GAME_ID, list(session.names), colours,
                                     manual=source is None)

@@ -13,7 +13,6 @@ from typing import Any
 
 from companion.rules import find_game
 from companion.rules.components import food_alley
-from companion.table.board import board_keys, describe
 
 PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this long idle
 HISTORY_LINES = 8
@@ -368,14 +367,6 @@ def cell_picture(cell: dict[str, Any]) -> str | None:
     if kind == "shopper":
         return f"shopper-{cell['player']}"
     return None
-
-
-def key_words(key: str | None) -> str:
-    return describe(key)
-
-
-def expected_keys(board: list[list[dict[str, Any]]], seated: list[str]) -> list[str | None]:
-    return board_keys(board, seated)
 
 
 # --- long ordered choices ---------------------------------------------------------------------
