@@ -709,7 +709,8 @@ class SettingsScreen(KioskScreen):
     def _row(self, title: str, choices: list[tuple[str, Any, bool]]) -> BoxLayout:
         app = self.app
         row = BoxLayout(size_hint_y=None, height=56 * app.u, spacing=6 * app.u)
-        label = Label(text=title, size_hint_x=0.34, font_size=18 * app.u, halign="left")
+        label = Label(text=title, size_hint_x=None, width=190 * app.u, font_size=18 * app.u,
+                      halign="left")  # one width on every row: the buttons line up
         label.bind(size=lambda w, v: setattr(w, "text_size", v))
         label.valign = "middle"
         row.add_widget(label)
