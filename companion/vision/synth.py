@@ -365,14 +365,15 @@ def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray,
 
 def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
                  size: tuple[int, int] = FRAME_SIZE, style: SceneStyle | None = None,
-                 hand: bool | None = None, components: Components | None = None) -> Scene:
-    """One camera frame of the board with its truth."""
+                 hand: bool | None = None, components: Components | None = None,
+                 pose: np.ndarray | None = None) -> Scene:
+    """One camera frame of the board with its truth (``pose``: board mm -> px, else random)."""
     c = components or food_alley()
     g = BoardGeometry.from_components(c)
     st = style or SceneStyle()
     layout = layout or random_layout(rng, c)
     board, badges = render_board(layout, rng, g, st)
-    pose = _board_pose(rng, g, size, st)
+    pose = _board_pose(rng, g, size, st) if pose is None else pose
     w, h = size
     frame = _table(rng, size)
     to_img = pose @ np.diag([1 / ART_PX_PER_MM, 1 / ART_PX_PER_MM, 1.0])
