@@ -26,9 +26,11 @@ from companion.table.board import Keys, board_keys
 from companion.table.sources import Frame
 
 if TYPE_CHECKING:  # the reader (onnxruntime) is loaded by whoever makes one
+    from companion.vision.locate import BoardPose
     from companion.vision.reader import BoardReader, Reading
 
 MOTION_WIDTH = 160  # px, the grey copy compared for motion
+TIME_EPS = 1e-6  # s: frame times a whole frame apart count as such
 
 
 @dataclass(frozen=True)
@@ -56,12 +58,15 @@ class Settler:
     """Feed every frame; it returns a settled reading when the board has settled anew."""
 
     def __init__(self, reader: BoardReader, seated: list[str],
-                 config: SettleConfig | None = None) -> None:
+                 config: SettleConfig | None = None, pose: BoardPose | None = None) -> None:
+        """``pose``: where a calibrated rig sees the board (checked on every read, and searched
+        for afresh once the board moved)."""
         self.reader = reader
         self.seated = seated
         self.config = config or SettleConfig()
         self.pose = None
         self.corners: np.ndarray | None = None
+        self.start_from(pose)
         self._small: np.ndarray | None = None
         self._moved_at = -1e9
         self._read_at = -1e9
@@ -70,6 +75,12 @@ class Settler:
         self.last_settled: Keys | None = None
         self.readings = 0
         self.last_reading: Reading | None = None  # the latest reading, settled or not
+
+    def start_from(self, pose: BoardPose | None) -> None:
+        """Read from this pose (a calibrated rig's) until the board moves."""
+        if pose is not None:
+            self.pose = pose
+            self.corners = pose.corners(self.reader.geometry)
 
     def motion(self, frame: Frame) -> bool:
         """Whether the board area changed since the last frame."""
@@ -99,7 +110,9 @@ class Settler:
             self._moved_at = frame.t
             self._count = 0
             return None
-        if frame.t - self._moved_at < cfg.still_s or frame.t - self._read_at < cfg.gap_s:
+        # (less a microsecond: 0.8 - 0.6 is 0.19999999999999996 in floating point)
+        if frame.t - self._moved_at < cfg.still_s - TIME_EPS or \
+                frame.t - self._read_at < cfg.gap_s - TIME_EPS:
             return None
         self._read_at = frame.t
         reading = self.reader.read(frame.image, pose=self.pose)

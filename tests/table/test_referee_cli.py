@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from companion.cli import CLEAR, main
@@ -25,6 +27,10 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed
     (["--resume", "--source", "frames:/tmp"], "no unfinished"),
 ])
 def test_bad_arguments_are_named(capsys, tmp_path, args, message):
+    frames = tmp_path / "frames"  # "frames:/tmp" stands for a folder that holds a frame
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.jpg"), np.zeros((120, 160, 3), np.uint8))
+    args = [f"frames:{frames}" if a == "frames:/tmp" else a for a in args]
     code = main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
                  *args])
     assert code == 2
@@ -43,8 +49,11 @@ def test_a_malformed_answers_file_is_named_with_its_line(capsys, tmp_path):
 
 def test_a_journal_of_another_program_is_refused(capsys, tmp_path):
     (tmp_path / "journal.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.jpg"), np.zeros((120, 160, 3), np.uint8))
     code = main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
-                 "--source", "frames:/tmp"])
+                 "--source", f"frames:{frames}"])
     assert code == 2
     assert "journal" in capsys.readouterr().err
 
