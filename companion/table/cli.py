@@ -161,20 +161,25 @@ def run_referee(args: argparse.Namespace) -> int:
     # not for every command the parser serves
     from companion.cli import parse_options
     from companion.rules import find_game
+    from companion.table.calibrate import rig_controls, start_pose
+    from companion.table.rig import rig_path
     from companion.table.settle import Settler
     from companion.table.sources import SourceError, jpeg, open_source
     from companion.vision.locate import VisionError
     from companion.vision.reader import BoardReader
 
     out = sys.stdout
+    data = Path(args.data) if args.data else default_data_dir()
+    rig_file = Path(args.rig) if args.rig else rig_path(data)
     try:
-        source = open_source(args.source, fps=args.fps)
+        source = open_source(args.source, fps=args.fps,
+                             controls=rig_controls(rig_file, args.source))
         reader = BoardReader()
     except (SourceError, VisionError) as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
     try:
-        journal = Journal(Path(args.data) if args.data else default_data_dir())
+        journal = Journal(data)
     except JournalError as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
@@ -238,6 +243,12 @@ def run_referee(args: argparse.Namespace) -> int:
                    and session.frame_t is not None else None)
     start = first_t = None
     offered = None  # the warning a correction was last offered for
+    first_frame = True
+
+    def warn(text: str) -> None:
+        print(f"companion referee: {text}; the board is searched for in every frame",
+              file=sys.stderr)
+
     try:
         with source:
             for frame in source.frames():
@@ -250,6 +261,10 @@ def run_referee(args: argparse.Namespace) -> int:
                         start, first_t = time.monotonic(), frame.t
                     time.sleep(max(0.0, start + (frame.t - first_t) / args.pace
                                    - time.monotonic()))
+                if first_frame:  # a calibrated rig: start from where it sees the board
+                    first_frame = False
+                    h, w = frame.image.shape[:2]
+                    settler.start_from(start_pose(rig_file, args.source, (w, h), warn))
                 settled = settler.push(frame)
                 if settled is None:
                     continue
@@ -302,8 +317,93 @@ def add_parser(sub: Any, game_names: list[str]) -> None:
                      "answers the referee's questions")
     ref.add_argument("--data", help="the data directory holding the journal (default "
                      "$XDG_DATA_HOME/food-alley-companion)")
+    ref.add_argument("--rig", help="the rig file from companion calibrate (default rig.yaml "
+                     "in the data directory, where there is one)")
     ref.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
     ref.add_argument("--json", action="store_true", help="one JSON object per applied step")
     ref.add_argument("--option", action="append", metavar="KEY=VALUE",
                      help="a table option, e.g. recipes=open for Sambal's open recipe piles")
     ref.set_defaults(func=run_referee)
+    cal = sub.add_parser("calibrate", help="check the camera rig (board in view, size, focus, "
+                         "light), lock the camera's exposure and write the rig file")
+    cal.add_argument("--source", default="camera", help="camera, webcam:N, frames:DIR or "
+                     "video:FILE (default camera)")
+    cal.add_argument("--out", help="the rig file to write (default rig.yaml in the data "
+                     "directory, where the referee and the kiosk look for it)")
+    cal.add_argument("--data", help="the data directory (default "
+                     "$XDG_DATA_HOME/food-alley-companion)")
+    cal.add_argument("--watch", action="store_true", help="check again every second until "
+                     "every check passes (while you adjust the stand), then lock and write")
+    cal.add_argument("--json", action="store_true", help="the checks as one JSON object")
+    cal.set_defaults(func=run_calibrate)
+
+
+MARKS = {"good": "[ ok ]", "warn": "[soft]", "bad": "[FIX ]"}
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    from companion.table.calibrate import calibrate, check_source
+    from companion.table.rig import rig_path
+    from companion.table.sources import SourceError, open_source
+    from companion.vision.locate import VisionError
+    from companion.vision.reader import BoardReader
+    from companion.vision.rigcheck import reading_grid
+
+    out_path = Path(args.out) if args.out else rig_path(
+        Path(args.data) if args.data else default_data_dir())
+    try:
+        source = open_source(args.source)
+        reader = BoardReader()
+    except (SourceError, VisionError) as exc:
+        print(f"companion calibrate: {exc}", file=sys.stderr)
+        return 2
+    shown = None
+    try:
+        with source:
+            checked = check_source(source, reader)
+            while args.watch and not checked.report.ok:
+                verdicts = [(c.name, c.verdict, c.message) for c in checked.report.checks]
+                if verdicts != shown and not args.json:
+                    shown = verdicts
+                    _print_checks(checked.report, sys.stdout)
+                    print("  ... checking again every second (Ctrl-C to stop)\n")
+                time.sleep(1.0)
+                checked = check_source(source, reader, settle_s=0.2)
+            result = calibrate(source, args.source, reader, out_path, checked=checked)
+    except (SourceError, OSError) as exc:
+        print(f"companion calibrate: {exc}; nothing written", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ncompanion calibrate: stopped; nothing written", file=sys.stderr)
+        return 1
+    report = result.report
+    if args.json:
+        doc = report.to_json()
+        doc["lock"] = None if result.lock is None else {
+            "held": result.lock.held, "message": result.lock.message,
+            "controls": result.lock.controls}
+        doc["written"] = str(result.path) if result.path else None
+        print(json.dumps(doc))
+        return 0 if result.rig is not None else 1
+    w, h = report.frame_size
+    print(f"Calibrating the rig on {args.source} ({w}x{h} frames)")
+    _print_checks(report, sys.stdout)
+    if report.reading is not None and report.reading.found:
+        print("\nTest read, each cell with the reader's confidence (row 1 on the title side):")
+        for i, line in enumerate(reading_grid(report.reading), 1):
+            print(f"  {i}  {line}")
+    if result.lock is not None:
+        print(f"\nCamera: {result.lock.message}")
+    elif result.rig is not None:
+        print("\nCamera: this source has no exposure controls to lock")
+    if result.rig is None:
+        print("\nNothing written: fix what is marked FIX and run companion calibrate again "
+              "(--watch checks every second while you adjust)")
+        return 1
+    print(f"\nRig written to {result.path}: the referee and the kiosk start from it")
+    return 0
+
+
+def _print_checks(report: Any, out: TextIO) -> None:
+    for check in report.checks:
+        out.write(f"  {MARKS[check.verdict]} {check.name:<8} {check.message}\n")

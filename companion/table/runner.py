@@ -54,8 +54,13 @@ class SessionRunner:
 
     def __init__(self, session: RefereeSession | None, source: FrameSource | None, *,
                  reader_factory: Callable[[], Any] | None = None, pace: float = 1.0,
-                 hold_warning_s: float = 0.0, heartbeats: Heartbeats | None = None) -> None:
+                 hold_warning_s: float = 0.0, heartbeats: Heartbeats | None = None,
+                 start_pose: Callable[[tuple[int, int], Callable[[str], Any]], Any] | None = None
+                 ) -> None:
         self.session = session
+        # a calibrated rig's pose for the first frame's size, or None with a warning told why
+        # (companion.table.calibrate.start_pose); posted as a ``rig`` event
+        self.start_pose = start_pose
         self.source = source
         self.reader_factory = reader_factory
         self.pace = pace
@@ -182,6 +187,11 @@ class SessionRunner:
                             start, first_t = time.monotonic() - 1e-3, frame.t
                         time.sleep(max(0.0, start + (frame.t - first_t) / self.pace
                                        - time.monotonic()))
+                    if self.start_pose is not None:  # a calibrated rig: start from its pose
+                        h, w = frame.image.shape[:2]
+                        settler.start_from(self.start_pose(
+                            (w, h), lambda text: self._post("rig", text=text)))
+                        self.start_pose = None
                     settled = None if self._paused else settler.push(frame)
                     if frame.t - last_preview >= PREVIEW_EVERY_S:
                         last_preview = frame.t
@@ -205,39 +215,12 @@ class SessionRunner:
                 self._handle(self._commands.get())
 
     def _preview(self, frame: Any, reading: Any, centres_mm: Any) -> None:
-        import cv2
-
-        from companion.table.board import cell_key
-        from companion.vision.geometry import project
-
         seated = self.session.seated if self.session is not None else []
-        image = frame.image
         found = reading is not None and reading.found and reading.pose is not None
-        x0 = y0 = 0
-        if found and reading.corners is not None:  # the board, with a margin, fills the view
-            h, w = image.shape[:2]
-            (bx0, by0), (bx1, by1) = reading.corners.min(axis=0), reading.corners.max(axis=0)
-            margin = 0.08 * max(bx1 - bx0, by1 - by0)
-            x0, y0 = int(max(0, bx0 - margin)), int(max(0, by0 - margin))
-            x1, y1 = int(min(w, bx1 + margin)), int(min(h, by1 + margin))
-            if x1 - x0 > 16 and y1 - y0 > 16:
-                image = image[y0:y1, x0:x1]
-            else:
-                x0 = y0 = 0
-        h, w = image.shape[:2]
-        scale = PREVIEW_WIDTH / w
-        small = cv2.resize(image, (PREVIEW_WIDTH, max(1, int(h * scale))),
-                           interpolation=cv2.INTER_AREA)
-        cells: list[dict[str, Any]] = []
-        if found:
-            centres = (project(reading.pose.pose, centres_mm) - (x0, y0)) * scale
-            for i, (x, y) in enumerate(centres):
-                cell = reading.cells[i // 5][i % 5]
-                cells.append({"x": float(x), "y": float(y), "key": cell_key(cell, seated),
-                              "confidence": float(cell.get("confidence", 0.0))})
+        image, cells = board_preview(frame.image, reading, centres_mm, seated)
         state = "live" if found else "board not found"
         reason = None if found or reading is None else reading.reason
-        self._post("frame", image=small, cells=cells, t=frame.t, state=state, reason=reason)
+        self._post("frame", image=image, cells=cells, t=frame.t, state=state, reason=reason)
 
     def _handle(self, command: Command) -> None:
         name, args = command.name, command.args
@@ -323,3 +306,38 @@ class SessionRunner:
                    scores={session.names[i]: v for i, v in enumerate(scores.values())},
                    manual=[str(a) for a in self._manual], over=state.is_terminal(),
                    turn=turn)
+
+
+def board_preview(image: Any, reading: Any, centres_mm: Any, seated: list[str]
+                  ) -> tuple[Any, list[dict[str, Any]]]:
+    """A small copy of the frame, cropped to the board with a margin where it was found, and
+    each cell's centre in it with its key and confidence (for the screen's rings)."""
+    import cv2
+
+    from companion.table.board import cell_key
+    from companion.vision.geometry import project
+
+    found = reading is not None and reading.found and reading.pose is not None
+    x0 = y0 = 0
+    if found and reading.corners is not None:  # the board, with a margin, fills the view
+        h, w = image.shape[:2]
+        (bx0, by0), (bx1, by1) = reading.corners.min(axis=0), reading.corners.max(axis=0)
+        margin = 0.08 * max(bx1 - bx0, by1 - by0)
+        x0, y0 = int(max(0, bx0 - margin)), int(max(0, by0 - margin))
+        x1, y1 = int(min(w, bx1 + margin)), int(min(h, by1 + margin))
+        if x1 - x0 > 16 and y1 - y0 > 16:
+            image = image[y0:y1, x0:x1]
+        else:
+            x0 = y0 = 0
+    h, w = image.shape[:2]
+    scale = PREVIEW_WIDTH / w
+    small = cv2.resize(image, (PREVIEW_WIDTH, max(1, int(h * scale))),
+                       interpolation=cv2.INTER_AREA)
+    cells: list[dict[str, Any]] = []
+    if found:
+        centres = (project(reading.pose.pose, centres_mm) - (x0, y0)) * scale
+        for i, (x, y) in enumerate(centres):
+            cell = reading.cells[i // 5][i % 5]
+            cells.append({"x": float(x), "y": float(y), "key": cell_key(cell, seated),
+                          "confidence": float(cell.get("confidence", 0.0))})
+    return small, cells

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
+LOCK_FRAMES = 8  # frames a control change is given to reach the sensor and its metadata
 
 
 class SourceError(RuntimeError):
@@ -31,8 +32,22 @@ class Frame:
     small: np.ndarray | None = None  # a low-resolution grey copy, where the source has one
 
 
+@dataclass
+class CameraLock:
+    """The exposure and white balance a camera was locked to, and whether it holds them."""
+
+    controls: dict[str, Any]
+    held: bool
+    message: str
+
+
 class FrameSource:
     """Frames in order; ``frame_after(t)`` for a frame taken after a moment (a settle)."""
+
+    def lock_exposure(self, settle_s: float = 1.0) -> CameraLock | None:
+        """Lock exposure and white balance where the source has them; None where it has none
+        (a webcam through OpenCV, a recording)."""
+        return None
 
     def frames(self) -> Iterator[Frame]:
         raise NotImplementedError
@@ -136,7 +151,7 @@ class PiCameraSource(FrameSource):
     from an older one that the camera's queue still held."""
 
     def __init__(self, size: tuple[int, int] = (1920, 1080), lores: tuple[int, int] = (320, 240),
-                 module: Any = None) -> None:
+                 module: Any = None, controls: dict[str, Any] | None = None) -> None:
         if module is None:
             try:
                 import picamera2 as module  # type: ignore[import-not-found,no-redef]
@@ -151,18 +166,22 @@ class PiCameraSource(FrameSource):
                 lores={"size": lores, "format": "YUV420"})
             self.camera.configure(config)
             self.camera.start()
+            if controls:  # the rig's locked exposure and white balance
+                self.camera.set_controls(self._manual(controls))
         except Exception as exc:  # libcamera raises its own types
             raise SourceError(f"the Pi camera cannot be started ({exc}): is it connected and "
                               "enabled?") from exc
         self.lores_height = lores[1]
         self.index = 0
+        self.metadata: dict[str, Any] = {}
 
     def _capture(self) -> Frame:
         request = self.camera.capture_request()
         try:
             image = request.make_array("main")
             yuv = request.make_array("lores")
-            t = float(request.get_metadata().get("SensorTimestamp", 0)) / 1e9
+            self.metadata = dict(request.get_metadata())
+            t = float(self.metadata.get("SensorTimestamp", 0)) / 1e9
         finally:
             request.release()
         self.index += 1
@@ -172,6 +191,78 @@ class PiCameraSource(FrameSource):
     def frames(self) -> Iterator[Frame]:
         while True:
             yield self._capture()
+
+    def _manual(self, controls: dict[str, Any]) -> dict[str, Any]:
+        """Controls that switch the algorithms off: ``AeEnable``/``AwbEnable`` where the
+        release has them, and the newer ``ExposureTimeMode``/``AnalogueGainMode`` (1: manual)
+        where it has those instead or too."""
+        known = getattr(self.camera, "camera_controls", None) or {}
+        out = {k: v for k, v in controls.items() if not known or k in known}
+        for mode in ("ExposureTimeMode", "AnalogueGainMode"):
+            if mode in known:
+                out[mode] = 1
+        if "AeEnable" in known or not known:
+            out["AeEnable"] = False
+        if "AwbEnable" in known or not known:
+            out["AwbEnable"] = False
+        return out
+
+    def _settle(self, frames: int) -> dict[str, Any]:
+        for _ in range(frames):
+            self._capture()
+        return self.metadata
+
+    def lock_exposure(self, settle_s: float = 1.0) -> CameraLock:
+        """Let the automatic exposure and white balance settle for ``settle_s``, then set their
+        values back by hand, and check through the frames' metadata that the camera holds them:
+        first a probe at half the exposure (a release that ignores the switch keeps its own),
+        then the locked values."""
+        auto: dict[str, Any] = {"AeEnable": True, "AwbEnable": True}
+        known = getattr(self.camera, "camera_controls", None) or {}
+        if "AfMode" in known:  # an autofocus lens (Camera Module 3): focus continuously first
+            auto["AfMode"] = 2
+        for mode in ("ExposureTimeMode", "AnalogueGainMode"):
+            if mode in known:
+                auto[mode] = 0
+        self.camera.set_controls({k: v for k, v in auto.items() if not known or k in known})
+        start = time.monotonic()
+        self._capture()
+        while time.monotonic() - start < settle_s:
+            self._capture()
+        seen = self.metadata
+        missing = [k for k in ("ExposureTime", "AnalogueGain", "ColourGains") if k not in seen]
+        if missing:
+            return CameraLock({}, False, "the camera reports no " + ", ".join(missing) +
+                              ": exposure and white balance stay automatic")
+        controls = {"ExposureTime": int(seen["ExposureTime"]),
+                    "AnalogueGain": float(seen["AnalogueGain"]),
+                    "ColourGains": [float(g) for g in seen["ColourGains"]]}
+        if "AfMode" in known and "LensPosition" in seen:  # and keep the focus found
+            controls.update(AfMode=0, LensPosition=float(seen["LensPosition"]))
+        probe = dict(controls, ExposureTime=max(1, controls["ExposureTime"] // 2))
+        self.camera.set_controls(self._manual(probe))
+        probed = self._settle(LOCK_FRAMES)
+        self.camera.set_controls(self._manual(controls))
+        held = self._settle(LOCK_FRAMES)
+        if not _near(probed.get("ExposureTime"), probe["ExposureTime"]):
+            return CameraLock(controls, False, (
+                f"the camera did not take a set exposure (asked {probe['ExposureTime']} us, it "
+                f"kept {probed.get('ExposureTime')}): this release ignores the switch to manual "
+                "exposure. The reader copes with changing light, but keep the room's light "
+                "steady"))
+        off = [k for k in ("ExposureTime", "AnalogueGain") if not _near(held.get(k), controls[k])]
+        gains = held.get("ColourGains") or ()
+        if len(gains) != 2 or not all(_near(a, b) for a, b in zip(gains, controls["ColourGains"],
+                                                                   strict=False)):
+            off.append("ColourGains")
+        if off:
+            return CameraLock(controls, False, "the camera did not hold " + ", ".join(off) +
+                              " after the lock: light changes will not be held off")
+        return CameraLock(controls, True, (
+            f"exposure locked at {controls['ExposureTime']} us, gain "
+            f"{controls['AnalogueGain']:.2f}, colour gains "
+            f"{controls['ColourGains'][0]:.2f}/{controls['ColourGains'][1]:.2f}, and the camera "
+            "holds them"))
 
     def frame_after(self, t: float) -> Frame | None:
         """A frame whose exposure began after ``t``: picamera2 may hand back an older one."""
@@ -189,14 +280,24 @@ class PiCameraSource(FrameSource):
             pass
 
 
-def open_source(spec: str, *, fps: float = 5.0, realtime: bool = False) -> FrameSource:
-    """A source from its name on the command line.
+def _near(seen: Any, wanted: float, share: float = 0.03) -> bool:
+    """A control the camera reports within ``share`` of what was set (sensors round it)."""
+    try:
+        return abs(float(seen) - float(wanted)) <= share * abs(float(wanted)) + 1e-6
+    except (TypeError, ValueError):
+        return False
+
+
+def open_source(spec: str, *, fps: float = 5.0, realtime: bool = False,
+                controls: dict[str, Any] | None = None) -> FrameSource:
+    """A source from its name on the command line (``controls``: the rig's locked camera
+    controls, for the Pi camera).
 
     :raises SourceError: naming what is wrong and what to do.
     """
     kind, _, arg = spec.partition(":")
     if kind == "camera" and not arg:
-        return PiCameraSource()
+        return PiCameraSource(controls=controls)
     if kind == "webcam":
         device: int | str = int(arg) if arg.isdigit() else arg
         if arg == "":
