@@ -28,11 +28,14 @@ from kivy.uix.textinput import TextInput
 
 from companion.rules import game_names
 from companion.table import history as games_history
+from companion.table.calibrate import Calibrator, rig_controls, start_pose
 from companion.table.journal import Journal
+from companion.table.rig import RigError, load_rig, rig_path
 from companion.table.runner import SessionRunner
 from companion.table.session import RefereeSession
 from companion.table.watchdog import Heartbeats, Notifier, WatchdogPinger, watchdog_interval
 from companion.ui.presenters import (
+    CalibratePresenter,
     FinalPresenter,
     SequencePicker,
     StartPresenter,
@@ -217,6 +220,8 @@ class StartScreen(KioskScreen):
         text = words.get(camera["state"], camera["state"])
         if camera["state"] in ("board not found", "failed") and camera.get("text"):
             text += f": {camera['text']}"
+        if app.rig_notice:
+            text += f"\n{app.rig_notice}"
         self.ids.camera_state.text = text
         self.ids.camera.preview = app.check_preview
         self.ids.camera.marks = ["none"] * 25
@@ -740,11 +745,50 @@ class SettingsScreen(KioskScreen):
         rows.add_widget(self._row(app.t("settings.language"), [
             (name, lambda code=code: app.set_language(code), s.language == code)
             for code, name in app.strings.languages.items()]))
+        rows.add_widget(self._row(app.t("settings.rig_title"), [
+            (app.rig_status(), app.open_calibration, False)]))
         rows.add_widget(self._row(app.t("settings.reset_title"), [
             (app.t("settings.reset"), app.reset_kiosk, False)]))
         rows.add_widget(self._row(app.t("settings.pin_title"), [
             (app.t("settings.pin_change"), app.change_pin, False)]))
         self.ids.notice.text = app.notice
+
+
+class CalibrateScreen(KioskScreen):
+    """Settings > Camera rig: the checks live, once a second, and "Lock and save"."""
+
+    MARK_COLOURS = {"good": (0.3, 0.85, 0.4, 1), "warn": (1, 0.8, 0.1, 1),
+                    "bad": (1, 0.35, 0.3, 1)}
+
+    def update(self) -> None:
+        app = self.app
+        p = app.calibration
+        if p is None:
+            return
+        rows = self.ids.rows
+        rows.clear_widgets()
+        for row in p.rows:
+            box = BoxLayout(size_hint_y=None, spacing=8 * app.u)
+            mark = Label(text=app.t(f"calibrate.{row['verdict']}"), size_hint_x=None,
+                         width=70 * app.u, font_size=16 * app.u, bold=True,
+                         color=self.MARK_COLOURS[row["verdict"]])
+            text = Label(text=sentence(row["text"]), font_size=15 * app.u, halign="left",
+                         valign="middle")
+            text.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
+                      texture_size=lambda w, v, b=box: setattr(
+                          b, "height", max(34 * app.u, v[1] + 6 * app.u)))
+            box.add_widget(mark)
+            box.add_widget(text)
+            rows.add_widget(box)
+        self.ids.status.text = app.t(f"calibrate.state_{p.state}", detail=p.detail)
+        self.ids.save.disabled = not p.can_save
+        self.update_preview()
+
+    def update_preview(self) -> None:
+        p = self.app.calibration
+        if p is not None:
+            self.ids.camera.preview = p.preview
+            self.ids.camera.marks = p.marks
 
 
 # --- the app ----------------------------------------------------------------------------------
@@ -772,6 +816,9 @@ class KioskApp(App):
         self.table: TablePresenter | None = None
         self.runner: SessionRunner | None = None
         self.checker: SessionRunner | None = None
+        self.calibrator: Calibrator | None = None
+        self.calibration: CalibratePresenter | None = None
+        self.rig_notice = ""  # why the camera rig file cannot be used, shown on the start screen
         self.check_preview: dict[str, Any] | None = None
         self.history_stack: list[str] = []
         self.auto: Any = None
@@ -812,7 +859,8 @@ class KioskApp(App):
                           ("question", QuestionScreen), ("private", PrivateScreen),
                           ("reveal", RevealScreen), ("mismatch", MismatchScreen),
                           ("final", FinalScreen), ("history", HistoryScreen),
-                          ("pin", PinScreen), ("settings", SettingsScreen)):
+                          ("pin", PinScreen), ("settings", SettingsScreen),
+                          ("calibrate", CalibrateScreen)):
             manager.add_widget(cls(name=name))
 
     def screen(self, name: str) -> Any:
@@ -820,7 +868,7 @@ class KioskApp(App):
 
     def show(self, name: str) -> None:
         if self.root.current != name:
-            if name in ("history", "pin", "settings"):
+            if name in ("history", "pin", "settings", "calibrate"):
                 self.history_stack.append(self.root.current)
             self.root.current = name
         self.root.current_screen.update()
@@ -839,7 +887,7 @@ class KioskApp(App):
         self.notifier.stopping()
         if self.pinger is not None:
             self.pinger.stop()
-        for runner in (self.runner, self.checker):
+        for runner in (self.runner, self.checker, self.calibrator):
             if runner is not None:
                 runner.stop()
         self.journal.close()
@@ -880,14 +928,15 @@ class KioskApp(App):
         self.start.set_camera("starting")
         self.refresh()
         self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0,
-                                     heartbeats=self.beats)
+                                     heartbeats=self.beats, start_pose=self._rig_start(spec))
         self.checker.start()
 
     def _open_source(self, spec: str) -> Any:
-        """The frame source, or None with why on the start screen."""
+        """The frame source, with the rig's locked camera controls, or None with why on the
+        start screen."""
         from companion.table.sources import SourceError, open_source
         try:
-            return open_source(spec)
+            return open_source(spec, controls=rig_controls(self.rig_file, spec))
         except SourceError as exc:
             self.start.set_camera("failed", str(exc))
             self.refresh()
@@ -897,6 +946,68 @@ class KioskApp(App):
         if self.checker is not None:
             self.checker.stop()
             self.checker = None
+
+    # --- the camera rig --------------------------------------------------------------------------
+    @property
+    def rig_file(self) -> Path:
+        return rig_path(self.config_.data_dir)
+
+    def _rig_start(self, spec: str | None) -> Any:
+        """The pose a runner starts from on ``spec``'s first frame (the rig's, where it fits).
+        A live camera without a rig file gets a hint to calibrate once."""
+        if spec is None:
+            return None
+        self.rig_notice = ""
+        if not self.rig_file.is_file() and spec.split(":")[0] in ("camera", "webcam"):
+            self.rig_notice = self.t("start.rig_missing")
+        return lambda size, warn: start_pose(self.rig_file, spec, size, warn)
+
+    def rig_status(self) -> str:
+        """The settings button's words: calibrate, recalibrate (since when), or broken."""
+        if not self.rig_file.is_file():
+            return self.t("settings.rig_calibrate")
+        try:
+            rig = load_rig(self.rig_file)
+        except RigError:
+            return self.t("settings.rig_broken")
+        return self.t("settings.rig_recalibrate", date=rig.created[:10])
+
+    def open_calibration(self) -> None:
+        """Settings > Camera rig: the guided check on the camera of the next game."""
+        spec = self.source_spec
+        self.calibration = CalibratePresenter()
+        if spec is None:
+            self.calibration.on_event("failed", {"text": self.t("calibrate.no_camera")})
+            self.show("calibrate")
+            return
+        self._stop_checker()
+        from companion.table.sources import SourceError, open_source
+        try:
+            source = open_source(spec)  # automatic exposure: the lock is set afresh
+        except SourceError as exc:
+            self.calibration.on_event("failed", {"text": str(exc)})
+            self.show("calibrate")
+            return
+        self.calibrator = Calibrator(source, spec, self.rig_file)
+        self.calibrator.start()
+        self.show("calibrate")
+
+    def save_calibration(self) -> None:
+        if self.calibration is not None and self.calibrator is not None \
+                and self.calibration.save():
+            self.calibrator.save()
+            self.refresh()
+
+    def leave_calibration(self) -> None:
+        if self.calibrator is not None:
+            self.calibrator.stop()
+        self.calibrator = None
+        self.calibration = None
+        if self.history_stack and self.history_stack[-1] == "settings":
+            self.history_stack.pop()
+        self.root.current = "settings"
+        self.root.current_screen.update()
+        self._check_camera()  # the start screen's preview, with the new rig
 
     # --- games --------------------------------------------------------------------------------
     def begin_game(self, setup: dict[str, Any]) -> None:
@@ -935,7 +1046,8 @@ class KioskApp(App):
         # the demo lets a warning be seen: the recording stops on it a while
         hold = (60.0 if self.config_.screenshots else 4.0) if self.demo is not None else 0.0
         self.runner = SessionRunner(session, source, pace=self.config_.pace,
-                                    hold_warning_s=hold, heartbeats=self.beats)
+                                    hold_warning_s=hold, heartbeats=self.beats,
+                                    start_pose=self._rig_start(spec))
         if self.demo is not None:
             from companion.table.answers import ScriptedTable, load_record
             steps, _ = load_record(self.demo.answers)
@@ -1018,6 +1130,14 @@ class KioskApp(App):
     def poll(self, _dt: float = 0.0) -> None:
         changed = False
         previews = False  # only a new camera preview: redraw the camera view alone
+        if self.calibrator is not None and self.calibration is not None:
+            while True:
+                try:
+                    event = self.calibrator.events.get_nowait()
+                except Exception:  # queue.Empty
+                    break
+                self.calibration.on_event(event.kind, event.data)
+                changed = True
         for runner, to_table in ((self.checker, False), (self.runner, True)):
             if runner is None:
                 continue
@@ -1030,6 +1150,10 @@ class KioskApp(App):
                     previews = True
                 else:
                     changed = True
+                if event.kind == "rig":  # the rig file cannot be used: searched for instead
+                    log.warning("%s", event.data["text"])
+                    self.rig_notice = self.t("start.rig_stale")
+                    continue
                 if not to_table:
                     if event.kind == "frame":
                         self.check_preview = event.data

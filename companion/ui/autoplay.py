@@ -21,9 +21,11 @@ from kivy.uix.textinput import TextInput
 from kivy.uix.widget import Widget
 
 MIN_TARGET_PX = 48  # 9 mm on the official 7" display
+TIMEOUT_S = 300.0  # s the unattended demo may take before it gives up, saying where it stood
 MISSED_FOR_S = 15.0  # s of taps not reaching their button before it counts as a failure
 SHOTS = ("start", "table", "question", "private-cover", "private-entry", "reveal", "mismatch",
-         "final", "history", "settings")
+         "final", "history", "settings", "calibrate")
+OPTIONAL_SHOTS = ("calibrate-saved",)  # where the demo's camera passes every check
 
 
 class _Touch(MotionEvent):
@@ -173,7 +175,7 @@ class AutoPlayer:
         self._scrolls = 0
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
-            Clock.schedule_once(self._timeout, 600)
+            Clock.schedule_once(self._timeout, TIMEOUT_S)
 
     # --- the tick -----------------------------------------------------------------------------
     def suggested(self, reply: dict[str, Any]) -> None:
@@ -204,7 +206,8 @@ class AutoPlayer:
                     app.runner.send("suggest", q["id"], tag=str(q["id"]))
         if name != self._seen:  # let a new screen be laid out and drawn first, as a player
             self._seen, self._seen_at = name, self._clock  # looks before tapping
-        shot = self.folder is not None and name in SHOTS and name not in self.taken
+        shot = (self.folder is not None and (name in SHOTS or name in OPTIONAL_SHOTS)
+                and name not in self.taken)
         if self._clock - self._seen_at < (0.3 if shot else self.settle):
             return
         if shot:
@@ -232,6 +235,12 @@ class AutoPlayer:
             return "private-cover"
         if current == "table" and app.table is not None and app.table.preview is None:
             return "table-waiting"
+        if current == "calibrate" and app.calibration is not None:
+            state = app.calibration.state
+            if state in ("starting", "saving"):
+                return f"calibrate-{state}"
+            if state == "saved":
+                return "calibrate-saved"
         return current
 
     def shoot(self, name: str) -> None:
@@ -296,6 +305,16 @@ class AutoPlayer:
                 self._keys = [*"2468", app.t("ok")] * 2
             self._tap(self._button(app.root.current_screen, self._keys.pop(0)))
         elif self._stage == "settings" and name == "settings":
+            self._stage = "calibrate"
+            self._tap(self._button(app.root.current_screen, app.rig_status()))
+        elif self._stage == "calibrate" and name in ("calibrate", "calibrate-saved"):
+            # the checks on the demo's camera, then "Lock and save" if they pass
+            if app.calibration.can_save:
+                self._tap(ids.save)
+                return
+            self._stage = "done"
+            self._tap(self._button(app.root.current_screen, app.t("back")))
+        elif self._stage == "done" and name == "settings":
             self.finish()
 
     def _answer(self, qid: int, buttons: list[Widget], private: list[str] | None = None,
@@ -396,5 +415,17 @@ class AutoPlayer:
 
     def _timeout(self, *_: Any) -> None:
         if self._event.is_triggered:
-            self.failure = f"the demo did not end in time (stage {self._stage})"
+            app = self.app
+            table = app.table
+            private = table.private if table is not None else None
+            where = {"screen": self.shot_name(), "asked": sorted(self.asked),
+                     "answers": {str(k): v for k, v in self.answers.items()},
+                     "questions": [q["id"] for q in table.questions] if table else None,
+                     "private": None if private is None else
+                     {"question": private.question, "open": private.is_open,
+                      "options": private.options is not None},
+                     "pending": self._pending is not None, "missed": self.missed,
+                     "runner_alive": app.runner.alive if app.runner else None}
+            self.failure = (f"the demo did not end in time (stage {self._stage}): "
+                            f"{json.dumps(where)}")
             self.finish()

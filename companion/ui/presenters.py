@@ -472,3 +472,52 @@ class FinalPresenter:
 
 def category_words(key: str) -> str:
     return key.replace("_", " ")
+
+
+# --- calibrating the rig --------------------------------------------------------------------------
+class CalibratePresenter:
+    """The rig check on the kiosk (Settings > Camera rig): each check with its verdict, the
+    camera's preview with a ring per cell (green read, yellow left unknown), and whether the
+    rig may be locked and saved (only while every check passes)."""
+
+    def __init__(self) -> None:
+        self.state = "starting"  # starting, fix, good, saving, saved, failed
+        self.rows: list[dict[str, str]] = []  # verdict (good, warn, bad) and text
+        self.preview: dict[str, Any] | None = None
+        self.marks: list[str] = ["none"] * 25
+        self.detail = ""  # the lock's outcome, or why the camera cannot be read
+
+    @property
+    def can_save(self) -> bool:
+        return self.state == "good"
+
+    def save(self) -> bool:
+        """Whether a save may start now (then the screen waits for ``saved``)."""
+        if not self.can_save:
+            return False
+        self.state = "saving"
+        return True
+
+    def on_event(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "check" and self.state not in ("saving", "saved"):
+            self._report(data["report"])
+            self.preview = {"image": data["image"], "cells": data["cells"]}
+        elif kind == "saved":
+            self._report(data["report"])
+            lock = data.get("lock")
+            self.detail = lock.message if lock is not None else ""
+            if data.get("rig") is not None:
+                self.state = "saved"
+        elif kind == "failed":
+            self.state = "failed"
+            self.detail = data["text"]
+
+    def _report(self, report: Any) -> None:
+        self.rows = [{"verdict": c.verdict, "text": c.message} for c in report.checks]
+        self.state = "good" if report.ok else "fix"
+        reading = report.reading
+        if reading is not None and reading.found:
+            self.marks = ["unknown" if c["kind"] == "unknown" else "ok"
+                          for row in reading.cells for c in row]
+        else:
+            self.marks = ["none"] * 25

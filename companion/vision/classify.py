@@ -66,6 +66,16 @@ class CellModel:
 UNHELPFUL_OPTIMIZERS = ["QDQPropagationTransformer"]
 
 
+def reader_threads() -> int:
+    """onnxruntime's threads for the reader: the cores this process may use, less one for the
+    screen (a Pi's 4 cores: 3), at least 1."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
 def open_session(path: Path, *, threads: int = 1) -> Any:
     """An onnxruntime session on the CPU, as the reader runs the classifier (``threads``
     intra-op threads)."""

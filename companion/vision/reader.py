@@ -24,6 +24,7 @@ from companion.vision.classify import (
     decode,
     default_model_dir,
     load_model,
+    reader_threads,
 )
 from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, CellCutter, project
 from companion.vision.locate import (
@@ -118,11 +119,13 @@ class BoardReader:
     """Loads the model once; ``read(frame)`` for every frame."""
 
     def __init__(self, model_dir: Path | None = None, components: Components | None = None,
-                 *, threads: int = 1) -> None:
+                 *, threads: int | None = None) -> None:
+        """``threads``: onnxruntime's (default: the cores less one for the screen)."""
         self.components = components or food_alley()
         folder = model_dir or default_model_dir()
         self.config = ReaderConfig.load(folder / "reader.yaml")
-        self.model: CellModel = load_model(folder, self.components, threads=threads)
+        self.model: CellModel = load_model(folder, self.components,
+                                           threads=threads or reader_threads())
         self.geometry = BoardGeometry.from_components(self.components)
         self.locator = Locator(self.geometry, self.config.locate)
         self.caps = capacities(self.components)

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ import pytest
 from companion.table.answers import load_record
 from companion.table.demo import DEMO_DIR
 from companion.table.journal import Journal
-from companion.ui.autoplay import SHOTS
+from companion.ui.autoplay import OPTIONAL_SHOTS, SHOTS
 from tests.table.test_recordings import _rendered
 
 # Runs the kiosk with every socket it makes recorded (Python's socket class wrapped: an audit
@@ -61,12 +62,15 @@ def kiosk(tmp: Path, *args: str, notify: Path | None = None) -> subprocess.Popen
         launch = [sys.executable, "-c", AUDITED, str(tmp / "sockets.json"), *command]
     else:
         launch = [sys.executable, "-m", "companion", *command]
-    return subprocess.Popen(launch, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    tmp.mkdir(parents=True, exist_ok=True)
+    with open(tmp / "output.txt", "w") as out:  # a file, not a pipe that could fill up
+        return subprocess.Popen(launch, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                text=True)
 
 
 def finished(proc: subprocess.Popen, tmp: Path) -> dict:
-    out, _ = proc.communicate(timeout=400)
+    proc.wait(timeout=400)
+    out = (tmp / "output.txt").read_text()
     report_path = tmp / "shots" / "report.json"
     assert report_path.is_file(), out[-3000:]
     report = json.loads(report_path.read_text())
@@ -125,6 +129,7 @@ def test_without_a_camera_steps_are_tapped_in_and_journaled(tmp_path):
 
 
 OTHER_MODES = [("food-alley/shopper", 2, 4), ("food-alley/stray", 2, 4)]
+AT_ONCE = 3  # kiosk runs at a time
 
 
 @pytest.fixture(scope="module")
@@ -148,21 +153,36 @@ def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
-    started = {
-        "800": (kiosk(base / "800", "--size", "800x480", notify=base / "notify"),
-                base / "800"),
-        "1280": (kiosk(base / "1280", "--size", "1280x720"), base / "1280"),
-    }
     french = base / "fr"
     (french / "data").mkdir(parents=True)
     (french / "data" / "kiosk.json").write_text(json.dumps(
         {"schema": 1, "source": "camera", "language": "fr", "options": {}, "pin": None}))
-    started["fr"] = (kiosk(french, "--size", "800x480"), french)
+    launches = {
+        "800": (lambda: kiosk(base / "800", "--size", "800x480", notify=base / "notify"),
+                base / "800"),
+        "1280": (lambda: kiosk(base / "1280", "--size", "1280x720"), base / "1280"),
+        "fr": (lambda: kiosk(french, "--size", "800x480"), french),
+    }
     for game, players, seed in OTHER_MODES:
         folder = _rendered(game, players, seed)
-        started[game] = (kiosk(base / game.split("/")[1], "--recording", str(folder)),
-                         base / game.split("/")[1])
-    reports = {key: (finished(proc, tmp), tmp) for key, (proc, tmp) in started.items()}
+        tmp = base / game.split("/")[1]
+        launches[game] = (lambda f=folder, t=tmp: kiosk(t, "--recording", str(f)), tmp)
+    # at most AT_ONCE at a time: on 2 cores, five at once starve the demo's hands of time
+    reports: dict[str, tuple[dict, Path]] = {}
+    waiting = list(launches)
+    running: dict[str, tuple[subprocess.Popen, Path, float]] = {}
+    while waiting or running:
+        while waiting and len(running) < AT_ONCE:
+            key = waiting.pop(0)
+            start, tmp = launches[key]
+            running[key] = (start(), tmp, time.monotonic())
+        for key, (proc, tmp, began) in list(running.items()):
+            if proc.poll() is None and time.monotonic() - began > 400:
+                proc.kill()  # its own time limit (300 s) should have ended it: say so
+            if proc.poll() is not None:
+                del running[key]
+                reports[key] = (finished(proc, tmp), tmp)
+        time.sleep(0.2)
     listening.clear()
     listener.join(2)
     notify.close()
@@ -191,7 +211,8 @@ def test_the_demo_through_the_ui_at_both_sizes(runs, key, size):
     report, tmp = runs[key]
     _, recorded = load_record(DEMO_DIR / "answers.jsonl")
     assert report["window"] == list(size)
-    assert not report["missing"] and sorted(report["screens"]) == sorted(SHOTS)
+    assert not report["missing"]
+    assert set(SHOTS) <= set(report["screens"]) <= set(SHOTS) | set(OPTIONAL_SHOTS)
     assert not report["problems"], report["problems"]
     assert not report["leaks"] and report["private_checks"] >= 10
     assert report["final"]["scores"] == recorded["scores"]
