@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test lint bench screens clean
+.PHONY: run test lint bench screens clean pi-install pi-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,14 @@ bench: $(TEST_STAMP)
 screens: $(RUN_STAMP)
 	SDL_VIDEODRIVER=offscreen $(BIN)/companion kiosk --demo --screenshots docs/screens/800x480 --size 800x480
 	SDL_VIDEODRIVER=offscreen $(BIN)/companion kiosk --demo --screenshots docs/screens/1280x720 --size 1280x720
+
+# on the Pi (64-bit Raspberry Pi OS, Bookworm or Trixie): the kiosk as a systemd service
+pi-install:
+	sudo deploy/install-pi.sh
+
+# anywhere with the network: the Pi's pinned packages still resolve for aarch64, both releases
+pi-deps: | $(BIN)/python
+	PYTHON=$(BIN)/python bash deploy/check-constraints.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
