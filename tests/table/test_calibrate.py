@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import types
@@ -17,7 +18,7 @@ from companion.table.rig import Rig, RigError, load_rig
 from companion.table.settle import Settler
 from companion.table.sources import Frame, FrameSource, PiCameraSource, open_source
 from companion.vision.reader import BoardReader
-from tests.vision.rig_scenes import rig_frame
+from tests.vision.rig_scenes import OUT_OF_VIEW, rig_frame
 
 
 @pytest.fixture(scope="module")
@@ -282,7 +283,7 @@ def test_companion_calibrate_on_frames(tmp_path):
     assert run.returncode == 1
     doc = json.loads(run.stdout)
     assert doc["ok"] is False and doc["written"] is None
-    assert any("outside the frame" in c["message"] for c in doc["checks"])
+    assert any(re.search(OUT_OF_VIEW, c["message"]) for c in doc["checks"])
     assert not (tmp_path / "bad.yaml").exists()
     run = _cli("calibrate", "--source", "frames:/no/such/folder")
     assert run.returncode == 2 and "no such folder" in run.stderr
@@ -355,7 +356,7 @@ def test_the_kiosk_calibrator_will_not_save_a_bad_rig(reader, tmp_path):
         presenter, _ = _drain(calibrator, lambda p, k: p.state == "fix")
         assert not presenter.save() and not presenter.can_save
         bad = [r for r in presenter.rows if r["verdict"] == "bad"]
-        assert any("outside the frame" in r["text"] for r in bad)
+        assert any(re.search(OUT_OF_VIEW, r["text"]) for r in bad)
         calibrator.save()  # asked anyway: nothing is written while a check fails
         _drain(calibrator, lambda p, k: k.count("check") >= 3)
     finally:
