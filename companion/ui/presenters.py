@@ -513,7 +513,9 @@ class CalibratePresenter:
             self.detail = data["text"]
 
     def _report(self, report: Any) -> None:
-        self.rows = [{"verdict": c.verdict, "text": c.message} for c in report.checks]
+        order = {"bad": 0, "warn": 1, "good": 2}  # what to fix first, at the top
+        self.rows = [{"verdict": c.verdict, "text": c.message}
+                     for c in sorted(report.checks, key=lambda c: order[c.verdict])]
         self.state = "good" if report.ok else "fix"
         reading = report.reading
         if reading is not None and reading.found:

@@ -356,6 +356,7 @@ def test_the_kiosk_calibrator_will_not_save_a_bad_rig(reader, tmp_path):
         presenter, _ = _drain(calibrator, lambda p, k: p.state == "fix")
         assert not presenter.save() and not presenter.can_save
         bad = [r for r in presenter.rows if r["verdict"] == "bad"]
+        assert presenter.rows[0]["verdict"] == "bad"  # what to fix comes first
         assert any(re.search(OUT_OF_VIEW, r["text"]) for r in bad)
         calibrator.save()  # asked anyway: nothing is written while a check fails
         _drain(calibrator, lambda p, k: k.count("check") >= 3)
