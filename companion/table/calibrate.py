@@ -1,5 +1,5 @@
 """Calibrating the rig: the guided check behind ``companion calibrate`` and the kiosk's
-"Recalibrate the rig".
+Settings > Camera rig.
 
 1. About a second of frames in automatic exposure; the last one is checked (board in view and
    clear of the frame's edge, its size, focus, light, glare, colour, a test read).
@@ -115,8 +115,8 @@ def rig_controls(rig_file: Path, spec: str) -> dict[str, Any] | None:
         rig = load_rig(rig_file) if rig_file.is_file() else None
     except RigError:
         return None
-    if rig is None or rig.source != spec or not rig.controls:
-        return None
+    if rig is None or rig.source != spec or not rig.controls or not rig.locked:
+        return None  # controls the camera was not seen holding are not forced on it
     return rig.controls
 
 

@@ -361,14 +361,17 @@ def run_calibrate(args: argparse.Namespace) -> int:
     try:
         with source:
             checked = check_source(source, reader)
-            while args.watch and not checked.report.ok:
+            passes = int(checked.report.ok)
+            while args.watch and passes < 2:  # two good rounds in a row: not mid-adjustment
                 verdicts = [(c.name, c.verdict, c.message) for c in checked.report.checks]
                 if verdicts != shown and not args.json:
                     shown = verdicts
                     _print_checks(checked.report, sys.stdout)
-                    print("  ... checking again every second (Ctrl-C to stop)\n")
+                    print("  ... every check passes: once more before locking\n" if passes
+                          else "  ... checking again every second (Ctrl-C to stop)\n")
                 time.sleep(1.0)
                 checked = check_source(source, reader, settle_s=0.2)
+                passes = passes + 1 if checked.report.ok else 0
             result = calibrate(source, args.source, reader, out_path, checked=checked)
     except (SourceError, OSError) as exc:
         print(f"companion calibrate: {exc}; nothing written", file=sys.stderr)

@@ -24,7 +24,7 @@ from companion.vision.locate import BoardPose
 
 SCHEMA = 1
 FILE_NAME = "rig.yaml"
-AGAIN = "run `companion calibrate` (or Settings > Recalibrate the rig) to make a new one"
+AGAIN = "run `companion calibrate` (or, on the kiosk, Settings > Camera rig) to make a new one"
 CONTROL_TYPES = (bool, int, float, list)
 
 

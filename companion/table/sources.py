@@ -168,9 +168,12 @@ class PiCameraSource(FrameSource):
             self.camera.start()
             if controls:  # the rig's locked exposure and white balance
                 self.camera.set_controls(self._manual(controls))
+            elif "AfMode" in (getattr(self.camera, "camera_controls", None) or {}):
+                self.camera.set_controls({"AfMode": 2})  # autofocus (Camera Module 3): on
         except Exception as exc:  # libcamera raises its own types
             raise SourceError(f"the Pi camera cannot be started ({exc}): is it connected and "
-                              "enabled?") from exc
+                              "enabled, and not held by another program (the kiosk's service: "
+                              "sudo systemctl stop food-alley-kiosk)?") from exc
         self.lores_height = lores[1]
         self.index = 0
         self.metadata: dict[str, Any] = {}

@@ -32,6 +32,8 @@ from companion.vision.tone import tone_reference
 LIMITS_FILE = Path(__file__).with_name("data") / "rig-checks.yaml"
 LIMITS_SCHEMA = 1
 GOOD, SOFT, BAD = "good", "warn", "bad"
+FOCUS_HOW = ("turn the lens's focus ring a little at a time, checking after each turn (a camera "
+             "that focuses itself, like the Camera Module 3, needs the board still a moment)")
 GLARE_PX_PER_MM = 2.0  # the board is looked at for glare at this resolution
 TOKEN_OFFSET_MM = 3.0  # tokens lie up to this far off their cell's centre
 CORNER_NAMES = ("the title corner (row 1, column 1)", "the corner at row 1, column 5",
@@ -183,11 +185,10 @@ def _focus(edge_mm: float, lim: RigLimits) -> Check:
         return Check("focus", GOOD, f"in focus: {edge}", edge_mm)
     if edge_mm <= lim.focus_soft_mm:
         return Check("focus", SOFT, f"soft: {edge} (sharp is {lim.focus_good_mm:.1f} or less). "
-                     "It reads, with little to spare: turn the lens's focus ring a little, "
-                     "checking again after each turn", edge_mm)
-    return Check("focus", BAD, f"too soft: {edge}, more than {lim.focus_soft_mm:.1f}. Focus "
-                 "the camera on the board (turn the lens's focus ring), and keep the camera and "
-                 "the table still", edge_mm)
+                     f"It reads, with little to spare: {FOCUS_HOW}", edge_mm)
+    return Check("focus", BAD, f"too soft: {edge}, more than {lim.focus_soft_mm:.1f}. "
+                 f"{FOCUS_HOW[0].upper()}{FOCUS_HOW[1:]}, and keep the camera and the table "
+                 "still", edge_mm)
 
 
 def _light(frame: np.ndarray, pose: np.ndarray, geometry: BoardGeometry, lim: RigLimits
@@ -293,7 +294,7 @@ def _test_read(reading: Reading, lim: RigLimits) -> Check:
                      float(len(unknown)))
     if len(unknown) > lim.test_read_unknown:
         where = "; ".join(f"row {i // 5 + 1}, column {i % 5 + 1}" for i in unknown[:6])
-        return Check("read", SOFT, f"the test read left {len(unknown)} cell"
+        return Check("read", BAD, f"the test read left {len(unknown)} cell"
                      f"{'s' if len(unknown) > 1 else ''} unknown ({where}"
                      f"{', ...' if len(unknown) > 6 else ''}): look at the light and focus "
                      "over them, and take any hand away", float(len(unknown)))

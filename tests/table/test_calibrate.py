@@ -210,6 +210,16 @@ def test_the_lock_is_set_and_checked_through_the_metadata(monkeypatch, modes):
     assert "holds them" in lock.message
 
 
+def test_an_autofocus_camera_focuses_itself_until_the_lock(monkeypatch):
+    source = _camera(monkeypatch, modes=True)
+    assert source.camera.sent == []  # this stand-in lists no AfMode: nothing sent
+    cls = type("Camera", (_LockingCamera,), {})
+    cls.__init__ = lambda self: (_LockingCamera.__init__(self), self.camera_controls.update(
+        AfMode=(0, 2, 0), LensPosition=(0.0, 15.0, 1.0)))[0]
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=cls))
+    assert open_source("camera").camera.sent == [{"AfMode": 2}]
+
+
 def test_a_release_that_ignores_the_lock_is_caught(monkeypatch):
     source = _camera(monkeypatch, honours=False)
     lock = source.lock_exposure(settle_s=0.0)
@@ -220,6 +230,9 @@ def test_a_release_that_ignores_the_lock_is_caught(monkeypatch):
 def test_the_rig_controls_are_set_when_the_camera_opens(monkeypatch, tmp_path, reader):
     rig = good_rig(reader, tmp_path, "camera")
     rig.controls = {"ExposureTime": 9000, "AnalogueGain": 2.0, "ColourGains": [1.7, 1.5]}
+    rig.save(tmp_path / "rig.yaml")
+    assert rig_controls(tmp_path / "rig.yaml", "camera") is None  # not seen held: not forced
+    rig.locked = True
     rig.save(tmp_path / "rig.yaml")
     controls = rig_controls(tmp_path / "rig.yaml", "camera")
     assert rig_controls(tmp_path / "rig.yaml", "webcam:0") is None
