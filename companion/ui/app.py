@@ -51,6 +51,7 @@ from companion.ui.widgets import (  # CameraView: registered for screens.kv
     SEAT_COLOURS,
     BoardView,
     CameraView,  # noqa: F401
+    SafeScroll,
     ScoreBars,
 )
 
@@ -126,8 +127,7 @@ def _modal(app: KioskApp, title: str, buttons: list[tuple[str, Any]], *,
         text.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
                   texture_size=lambda w, v: setattr(w, "height", v[1] + 6 * app.u))
         box.add_widget(text)
-    from kivy.uix.scrollview import ScrollView
-    scroll = ScrollView(do_scroll_x=False)
+    scroll = SafeScroll(do_scroll_x=False)
     inner = BoxLayout(orientation="vertical", size_hint_y=None, spacing=6 * app.u)
     inner.bind(minimum_height=inner.setter("height"))
     for text_, action in buttons:
@@ -482,6 +482,7 @@ class PrivateScreen(KioskScreen):
         self._shown = entry.question
         grid = self.ids.options
         grid.clear_widgets()
+        self.ids.scroller.scroll_y = 1  # a new entry starts at its first options
         for o in entry.options:
             b = PictureButton(o["text"], option_pictures(o["action"]), app)
             b.bind(on_release=lambda _b, k=o["index"]: app.choose_private(k))

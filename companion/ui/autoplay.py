@@ -129,6 +129,21 @@ def _shown_in(scroll: Widget, w: Widget) -> bool:
     return sx <= cx <= sx + scroll.width and sy <= cy <= sy + scroll.height
 
 
+def _where(w: Widget, scroll: Widget | None) -> dict[str, Any]:
+    """Where a tapped widget is, for a report that says why a tap keeps missing."""
+    out: dict[str, Any] = {"text": str(getattr(w, "text", ""))[:40],
+                           "attached": w.get_root_window() is not None,
+                           "centre": [round(v) for v in w.to_window(*w.center)],
+                           "size": [round(v) for v in w.size]}
+    if scroll is not None:
+        out["scroll"] = [round(v) for v in (*scroll.to_window(scroll.x, scroll.y), *scroll.size)]
+        out["scroll_y"] = round(float(scroll.scroll_y), 3)
+        child = scroll.children[0] if scroll.children else None
+        if child is not None:
+            out["content"] = [round(v) for v in child.size]
+    return out
+
+
 def _in_scroll(w: Widget) -> bool:
     return _scroller(w) is not None
 
@@ -173,6 +188,7 @@ class AutoPlayer:
         self._chosen: str | None = None  # a private choice being tapped
         self._pending: Widget | None = None  # a tap waiting for its scroll
         self._scrolls = 0
+        self._last_tap: dict[str, Any] = {}
         if folder is not None:
             folder.mkdir(parents=True, exist_ok=True)
             Clock.schedule_once(self._timeout, TIMEOUT_S)
@@ -370,8 +386,15 @@ class AutoPlayer:
 
     def _tap(self, widget: Widget) -> None:
         scroll = _scroller(widget)
+        self._last_tap = _where(widget, scroll)
         if scroll is not None and not _shown_in(scroll, widget) and self._scrolls < 10:
-            scroll.scroll_to(widget, padding=8, animate=False)  # as a finger scrolls first
+            content = scroll.children[0] if scroll.children else None
+            # as a finger scrolls first; only once the content is laid out taller than the view
+            # (Kivy's scroll_to divides by the difference: near 0 it throws scroll_y thousands
+            # of views away, and the tap never lands)
+            if content is not None and content.height > scroll.height + 1:
+                scroll.scroll_to(widget, padding=8, animate=False)
+            scroll.scroll_y = min(1.0, max(0.0, float(scroll.scroll_y)))
             self._scrolls += 1
             self._pending = widget
             self._wait(0.15)
@@ -425,6 +448,7 @@ class AutoPlayer:
                      {"question": private.question, "open": private.is_open,
                       "options": private.options is not None},
                      "pending": self._pending is not None, "missed": self.missed,
+                     "last_tap": self._last_tap,
                      "runner_alive": app.runner.alive if app.runner else None}
             self.failure = (f"the demo did not end in time (stage {self._stage}): "
                             f"{json.dumps(where)}")

@@ -10,6 +10,7 @@ from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.graphics.texture import Texture
 from kivy.properties import ListProperty, NumericProperty, ObjectProperty, StringProperty
 from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from companion.ui.presenters import cell_picture
@@ -153,3 +154,18 @@ class ScoreBars(Widget):
 
 class FitLabel(Label):
     """A label whose text wraps to its width (kv sets text_size)."""
+
+
+class SafeScroll(ScrollView):
+    """A scroll view that stays within reach of its content. During a touch Kivy turns the
+    finger's travel into a scroll by dividing by the content's height less the view's; while a
+    grid of options is still being built that is a pixel or two, and one tap on a slow machine
+    threw the view hundreds of screens away (seen on the private entry's 40 pictures)."""
+
+    def on_scroll_y(self, _widget: Any, value: float) -> None:
+        if not -0.5 <= value <= 1.5:  # a bounce past the ends is fine; this is not
+            self.scroll_y = min(1.0, max(0.0, value))
+
+    def on_scroll_x(self, _widget: Any, value: float) -> None:
+        if not -0.5 <= value <= 1.5:
+            self.scroll_x = min(1.0, max(0.0, value))
