@@ -15,6 +15,9 @@ import numpy as np
 from companion.rules.components import Components, food_alley
 
 EDGE_WIDTH_PER_SIGMA = float(np.sqrt(2 * np.pi))  # a Gaussian blur's edge: rise / steepest slope
+# the board's corners as BoardGeometry.corners() orders them, for messages
+CORNER_NAMES = ("the title corner (row 1, column 1)", "the corner at row 1, column 5",
+                "the corner at row 5, column 5", "the corner at row 5, column 1")
 
 
 @dataclass(frozen=True)

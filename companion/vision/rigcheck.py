@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import yaml
 
-from companion.vision.geometry import BoardGeometry, project, scale_mm
+from companion.vision.geometry import CORNER_NAMES, BoardGeometry, project, scale_mm
 from companion.vision.reader import BoardReader, Reading
 from companion.vision.tone import tone_reference
 
@@ -36,8 +36,6 @@ FOCUS_HOW = ("turn the lens's focus ring a little at a time, checking after each
              "that focuses itself, like the Camera Module 3, needs the board still a moment)")
 GLARE_PX_PER_MM = 2.0  # the board is looked at for glare at this resolution
 TOKEN_OFFSET_MM = 3.0  # tokens lie up to this far off their cell's centre
-CORNER_NAMES = ("the title corner (row 1, column 1)", "the corner at row 1, column 5",
-                "the corner at row 5, column 5", "the corner at row 5, column 1")
 
 
 class LimitsError(ValueError):
