@@ -101,16 +101,22 @@ def recording(game: str, players: int, seed: int) -> Path:
     return folder
 
 
+def referee(folder: Path, game: str, players: int, threads: int
+            ) -> tuple[RefereeSession, ScriptedTable, Settler]:
+    """A session begun on a recording, its recorded table answering, and a settler to feed."""
+    steps, _ = load_record(folder / "answers.jsonl")
+    session = RefereeSession.start(game, players)
+    table = ScriptedTable(steps)
+    settler = Settler(BoardReader(threads=threads), session.seated)
+    session.begin()
+    answer_open(session, table)
+    return session, table, settler
+
+
 def frames_per_second(game: str, players: int, seed: int,
                       threads: int = 1) -> tuple[float, int, float]:
     folder = recording(game, players, seed)
-    steps, _ = load_record(folder / "answers.jsonl")
-    reader = BoardReader(threads=threads)
-    session = RefereeSession.start(game, players)
-    table = ScriptedTable(steps)
-    settler = Settler(reader, session.seated)
-    session.begin()
-    answer_open(session, table)
+    session, table, settler = referee(folder, game, players, threads)
     source = FolderSource(folder / "frames")
     frames = list(source.frames())  # decoding the files is the camera's work, not timed
     start = time.perf_counter()
@@ -209,15 +215,9 @@ class Camera:
 def live(folder: Path, game: str, players: int, source: Camera, slowdown: float,
          threads: int) -> LiveRun:
     """The recording against a live camera on a CPU ``slowdown`` times slower (see the top)."""
-    steps, _ = load_record(folder / "answers.jsonl")
     times = source.times
     last_steps, still = still_moments(folder, source.fps)
-    reader = BoardReader(threads=threads)
-    session = RefereeSession.start(game, players)
-    table = ScriptedTable(steps)
-    settler = Settler(reader, session.seated)
-    session.begin()
-    answer_open(session, table)
+    session, table, settler = referee(folder, game, players, threads)
     # one thread: its CPU time, which another process on the core does not inflate; more: the
     # wall clock (their CPU times would add up)
     clock = time.process_time if threads == 1 else time.perf_counter

@@ -80,9 +80,8 @@ def calibrate(source: FrameSource, spec: str, reader: BoardReader, out: Path, *,
     report = result.report
     reading = report.reading
     assert reading is not None and reading.pose is not None
-    h, w = report.frame_size[1], report.frame_size[0]
     checks = {c.name: c.value for c in report.checks if c.value is not None}
-    rig = Rig(spec, (w, h), reading.pose.corners(reader.geometry), reading.pose.score,
+    rig = Rig(spec, report.frame_size, reading.pose.corners(reader.geometry), reading.pose.score,
               lock.controls if lock is not None else {},
               bool(lock is not None and lock.held), now(), checks)
     rig.save(out)

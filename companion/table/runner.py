@@ -216,8 +216,8 @@ class SessionRunner:
 
     def _preview(self, frame: Any, reading: Any, centres_mm: Any) -> None:
         seated = self.session.seated if self.session is not None else []
-        found = reading is not None and reading.found and reading.pose is not None
         image, cells = board_preview(frame.image, reading, centres_mm, seated)
+        found = bool(cells)  # the cells are placed only on a board that was found
         state = "live" if found else "board not found"
         reason = None if found or reading is None else reading.reason
         self._post("frame", image=image, cells=cells, t=frame.t, state=state, reason=reason)

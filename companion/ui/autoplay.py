@@ -388,13 +388,7 @@ class AutoPlayer:
         scroll = _scroller(widget)
         self._last_tap = _where(widget, scroll)
         if scroll is not None and not _shown_in(scroll, widget) and self._scrolls < 10:
-            content = scroll.children[0] if scroll.children else None
-            # as a finger scrolls first; only once the content is laid out taller than the view
-            # (Kivy's scroll_to divides by the difference: near 0 it throws scroll_y thousands
-            # of views away, and the tap never lands)
-            if content is not None and content.height > scroll.height + 1:
-                scroll.scroll_to(widget, padding=8, animate=False)
-            scroll.scroll_y = min(1.0, max(0.0, float(scroll.scroll_y)))
+            scroll.scroll_to(widget, padding=8, animate=False)  # as a finger scrolls first
             self._scrolls += 1
             self._pending = widget
             self._wait(0.15)

@@ -25,9 +25,9 @@ import cv2
 import numpy as np
 import yaml
 
-from companion.vision.geometry import CORNER_NAMES, BoardGeometry, project, scale_mm
+from companion.vision.geometry import CORNER_NAMES, BoardGeometry, scale_mm
 from companion.vision.reader import BoardReader, Reading
-from companion.vision.tone import tone_reference
+from companion.vision.tone import sample_colours, tone_reference
 
 LIMITS_FILE = Path(__file__).with_name("data") / "rig-checks.yaml"
 LIMITS_SCHEMA = 1
@@ -194,10 +194,7 @@ def _light(frame: np.ndarray, pose: np.ndarray, geometry: BoardGeometry, lim: Ri
     """Brightness and colour from the board's light ground, whose printed colour is known;
     glare from clipped white spots over the cells."""
     reference = tone_reference(geometry)
-    px = np.round(project(pose, reference.light_mm)).astype(np.int64)
-    h, w = frame.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    seen = frame[px[inside, 1], px[inside, 0]].astype(np.float64)  # BGR
+    _, seen = sample_colours(frame, pose, reference.light_mm)
     checks = []
     if len(seen) == 0:
         return [Check("light", BAD, "the board's light ground is not in view: the light "

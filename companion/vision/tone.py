@@ -150,17 +150,24 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference) 
     return Tone(gamma, gains, seen_slope / gamma, centre)
 
 
+def sample_colours(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The board points (mm) that fall inside the frame, and the frame's colours there (BGR,
+    0..255)."""
+    px = np.round(project(pose, points_mm)).astype(np.int64)
+    h, w = frame.shape[:2]
+    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    return points_mm[inside], frame[px[inside, 1], px[inside, 0]].astype(np.float64)
+
+
 def _sample(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray] | None:
     """The points (mm) that fall inside the frame and the log of their colours (0..1), or None
     if too few do."""
-    px = np.round(project(pose, points_mm)).astype(np.int64)
-    h, w = frame.shape[:2]
-    inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if inside.mean() < MIN_SEEN:
+    points, colours = sample_colours(frame, pose, points_mm)
+    if len(points) < MIN_SEEN * len(points_mm):
         return None
-    colours = frame[px[inside, 1], px[inside, 0]].astype(np.float64)
-    return points_mm[inside], np.log(np.maximum(colours, 1.0) / 255.0)
+    return points, np.log(np.maximum(colours, 1.0) / 255.0)
 
 
 def apply_luts(crops: np.ndarray, luts: np.ndarray) -> np.ndarray:

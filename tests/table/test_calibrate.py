@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import types
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -339,13 +340,22 @@ def _drain(calibrator, until, timeout=60.0):
     raise AssertionError(f"the calibrator did not get there: {kinds}")
 
 
-def test_the_kiosk_calibrator_checks_until_saved(reader, tmp_path):
+@contextmanager
+def calibrating(frame, count, out, reader):
+    """The kiosk's calibrator on a still camera, started, and stopped on leaving."""
     from companion.table.calibrate import Calibrator
 
-    calibrator = Calibrator(StillSource(rig_frame("good"), 10_000), "frames:x",
-                            tmp_path / "rig.yaml", reader_factory=lambda: reader, every_s=0.05)
+    calibrator = Calibrator(StillSource(frame, count), "frames:x", out,
+                            reader_factory=lambda: reader, every_s=0.05)
     calibrator.start()
     try:
+        yield calibrator
+    finally:
+        calibrator.stop()
+
+
+def test_the_kiosk_calibrator_checks_until_saved(reader, tmp_path):
+    with calibrating(rig_frame("good"), 10_000, tmp_path / "rig.yaml", reader) as calibrator:
         presenter, _ = _drain(calibrator, lambda p, k: p.state == "good")
         assert presenter.can_save and presenter.preview["image"] is not None
         assert len(presenter.preview["cells"]) == 25 and presenter.marks.count("ok") == 25
@@ -353,19 +363,12 @@ def test_the_kiosk_calibrator_checks_until_saved(reader, tmp_path):
         assert presenter.save() and not presenter.can_save  # one save at a time
         calibrator.save()
         presenter2, kinds = _drain(calibrator, lambda p, k: "saved" in k)
-    finally:
-        calibrator.stop()
     assert load_rig(tmp_path / "rig.yaml").source == "frames:x"
     assert presenter2.state == "saved"
 
 
 def test_the_kiosk_calibrator_will_not_save_a_bad_rig(reader, tmp_path):
-    from companion.table.calibrate import Calibrator
-
-    calibrator = Calibrator(StillSource(rig_frame("out"), 10_000), "frames:x",
-                            tmp_path / "rig.yaml", reader_factory=lambda: reader, every_s=0.05)
-    calibrator.start()
-    try:
+    with calibrating(rig_frame("out"), 10_000, tmp_path / "rig.yaml", reader) as calibrator:
         presenter, _ = _drain(calibrator, lambda p, k: p.state == "fix")
         assert not presenter.save() and not presenter.can_save
         bad = [r for r in presenter.rows if r["verdict"] == "bad"]
@@ -373,21 +376,12 @@ def test_the_kiosk_calibrator_will_not_save_a_bad_rig(reader, tmp_path):
         assert any(re.search(OUT_OF_VIEW, r["text"]) for r in bad)
         calibrator.save()  # asked anyway: nothing is written while a check fails
         _drain(calibrator, lambda p, k: k.count("check") >= 3)
-    finally:
-        calibrator.stop()
     assert not (tmp_path / "rig.yaml").exists()
 
 
-def test_the_kiosk_calibrator_names_a_camera_that_stops(tmp_path):
-    from companion.table.calibrate import Calibrator
-
-    calibrator = Calibrator(StillSource(rig_frame("good"), 0), "frames:x", tmp_path / "r.yaml",
-                            reader_factory=lambda: BoardReader())
-    calibrator.start()
-    try:
+def test_the_kiosk_calibrator_names_a_camera_that_stops(reader, tmp_path):
+    with calibrating(rig_frame("good"), 0, tmp_path / "r.yaml", reader) as calibrator:
         presenter, _ = _drain(calibrator, lambda p, k: p.state == "failed")
-    finally:
-        calibrator.stop()
     assert "no frame" in presenter.detail
 
 

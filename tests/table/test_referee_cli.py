@@ -19,6 +19,14 @@ from companion.table.session import RefereeSession
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed4"
 
 
+def one_frame(tmp_path: Path) -> Path:
+    """A folder holding one (black) frame."""
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.jpg"), np.zeros((120, 160, 3), np.uint8))
+    return frames
+
+
 @pytest.mark.parametrize("args,message", [
     (["--source", "projector:2"], "unknown source"),
     (["--source", "frames:/no/such/folder"], "no such folder"),
@@ -27,9 +35,7 @@ FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed
     (["--resume", "--source", "frames:/tmp"], "no unfinished"),
 ])
 def test_bad_arguments_are_named(capsys, tmp_path, args, message):
-    frames = tmp_path / "frames"  # "frames:/tmp" stands for a folder that holds a frame
-    frames.mkdir()
-    cv2.imwrite(str(frames / "000.jpg"), np.zeros((120, 160, 3), np.uint8))
+    frames = one_frame(tmp_path)  # "frames:/tmp" stands for a folder that holds a frame
     args = [f"frames:{frames}" if a == "frames:/tmp" else a for a in args]
     code = main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
                  *args])
@@ -49,9 +55,7 @@ def test_a_malformed_answers_file_is_named_with_its_line(capsys, tmp_path):
 
 def test_a_journal_of_another_program_is_refused(capsys, tmp_path):
     (tmp_path / "journal.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    cv2.imwrite(str(frames / "000.jpg"), np.zeros((120, 160, 3), np.uint8))
+    frames = one_frame(tmp_path)
     code = main(["referee", "food-alley/stray", "--players", "2", "--data", str(tmp_path),
                  "--source", f"frames:{frames}"])
     assert code == 2
