@@ -11,6 +11,7 @@ import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -143,6 +144,20 @@ def test_kill_9_at_twenty_random_points_loses_nothing_committed(tmp_path):
         journal.close()
         return bool(games)
 
+    def committed(data: Path) -> int:
+        """Steps committed so far, read without writing (the referee may be writing)."""
+        path = data / "journal.sqlite"
+        if not path.exists():
+            return -1
+        try:
+            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+            try:
+                return db.execute("SELECT COUNT(*) FROM steps").fetchone()[0]
+            finally:
+                db.close()
+        except sqlite3.Error:  # created but not yet set up
+            return -1
+
     def finish(data: Path) -> None:
         status, _ = held(data)
         if status != "over":
@@ -164,9 +179,17 @@ def test_kill_9_at_twenty_random_points_loses_nothing_committed(tmp_path):
     while len(points) < 20:
         attempts += 1
         assert attempts <= 80, f"the referee made no progress between kills: {points}"
+        before = committed(data)
         proc = subprocess.Popen(command(data, resume), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=env)
-        time.sleep(rng.uniform(0.5, 2.0))
+        if rng.random() < 0.2:  # now and then while it starts up
+            time.sleep(rng.uniform(0.05, 1.0))
+        else:  # otherwise a random moment once it commits again, however slow its start
+            deadline = time.monotonic() + 60
+            while committed(data) <= before and proc.poll() is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.8))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         if not held_any(data):
