@@ -174,7 +174,7 @@ def run_referee(args: argparse.Namespace) -> int:
     try:
         source = open_source(args.source, fps=args.fps,
                              controls=rig_controls(rig_file, args.source))
-        reader = BoardReader()
+        reader = BoardReader(Path(args.model) if args.model else None)
     except (SourceError, VisionError) as exc:
         print(f"companion referee: {exc}", file=sys.stderr)
         return 2
@@ -320,6 +320,7 @@ def add_parser(sub: Any, game_names: list[str]) -> None:
     ref.add_argument("--rig", help="the rig file from companion calibrate (default rig.yaml "
                      "in the data directory, where there is one)")
     ref.add_argument("--resume", action="store_true", help="go on with the last unfinished game")
+    ref.add_argument("--model", help=MODEL_HELP)
     ref.add_argument("--json", action="store_true", help="one JSON object per applied step")
     ref.add_argument("--option", action="append", metavar="KEY=VALUE",
                      help="a table option, e.g. recipes=open for Sambal's open recipe piles")
@@ -335,9 +336,12 @@ def add_parser(sub: Any, game_names: list[str]) -> None:
     cal.add_argument("--watch", action="store_true", help="check again every second until "
                      "every check passes (while you adjust the stand), then lock and write")
     cal.add_argument("--json", action="store_true", help="the checks as one JSON object")
+    cal.add_argument("--model", help=MODEL_HELP)
     cal.set_defaults(func=run_calibrate)
 
 
+MODEL_HELP = ("the reader's model folder (cells.onnx, cells.json, reader.yaml; default the "
+              "bundled model)")
 MARKS = {"good": "[ ok ]", "warn": "[soft]", "bad": "[FIX ]"}
 
 
@@ -353,7 +357,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         Path(args.data) if args.data else default_data_dir())
     try:
         source = open_source(args.source)
-        reader = BoardReader()
+        reader = BoardReader(Path(args.model) if args.model else None)
     except (SourceError, VisionError) as exc:
         print(f"companion calibrate: {exc}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ class KioskConfig:
     pace: float = 1.0
     recording: Path | None = None  # a recorded game to play instead of the bundled demo
     tap_delay: float | None = None  # s the demo's hands wait before each tap
+    model: Path | None = None  # the reader's model folder (None: the bundled model)
 
 
 def sentence(text: str) -> str:
@@ -929,6 +931,7 @@ class KioskApp(App):
         self.start.set_camera("starting")
         self.refresh()
         self.checker = SessionRunner(None, source, pace=self.config_.pace or 1.0,
+                                     reader_factory=self._reader_factory(),
                                      heartbeats=self.beats, start_pose=self._rig_start(spec))
         self.checker.start()
 
@@ -952,6 +955,18 @@ class KioskApp(App):
     @property
     def rig_file(self) -> Path:
         return rig_path(self.config_.data_dir)
+
+    def _reader_factory(self) -> Callable[[], Any] | None:
+        """The board reader with the model chosen at start (None: the runner's default, the
+        bundled model); made on the session's thread."""
+        model = self.config_.model
+        if model is None:
+            return None
+
+        def make() -> Any:
+            from companion.vision.reader import BoardReader
+            return BoardReader(model)
+        return make
 
     def _rig_start(self, spec: str | None) -> Any:
         """The pose a runner starts from on ``spec``'s first frame (the rig's, where it fits).
@@ -989,7 +1004,8 @@ class KioskApp(App):
             self.calibration.on_event("failed", {"text": str(exc)})
             self.show("calibrate")
             return
-        self.calibrator = Calibrator(source, spec, self.rig_file)
+        self.calibrator = Calibrator(source, spec, self.rig_file,
+                                     reader_factory=self._reader_factory())
         self.calibrator.start()
         self.show("calibrate")
 
@@ -1047,6 +1063,7 @@ class KioskApp(App):
         # the demo lets a warning be seen: the recording stops on it a while
         hold = (60.0 if self.config_.screenshots else 4.0) if self.demo is not None else 0.0
         self.runner = SessionRunner(session, source, pace=self.config_.pace,
+                                    reader_factory=self._reader_factory(),
                                     hold_warning_s=hold, heartbeats=self.beats,
                                     start_pose=self._rig_start(spec))
         if self.demo is not None:

@@ -64,6 +64,13 @@ def run_kiosk_command(args: argparse.Namespace) -> int:
         print("companion kiosk: --demo plays its own recording: leave out --source",
               file=sys.stderr)
         return 2
+    if args.model:  # a model folder that cannot be read is said now, not after the game starts
+        from companion.vision.classify import ModelError, load_model
+        try:
+            load_model(Path(args.model))
+        except ModelError as exc:
+            print(f"companion kiosk: {exc}", file=sys.stderr)
+            return 2
     if not display_available():
         if not args.demo:
             print("companion kiosk: no display here (no DISPLAY, WAYLAND_DISPLAY or "
@@ -91,7 +98,8 @@ def run_kiosk_command(args: argparse.Namespace) -> int:
                          pace=args.pace if args.pace is not None else (
                              4.0 if args.screenshots else 1.0),
                          recording=Path(args.recording) if args.recording else None,
-                         tap_delay=args.tap_delay)
+                         tap_delay=args.tap_delay,
+                         model=Path(args.model) if args.model else None)
     if args.screenshots:
         print(f"companion kiosk: playing the demo unattended; screenshots and report.json go "
               f"to {args.screenshots} (about a minute)", flush=True)
@@ -140,6 +148,8 @@ def add_parser(sub: Any) -> None:
     kiosk.add_argument("--recording", metavar="DIR", help="with --demo: play this recorded "
                        "game (recording.json, answers.jsonl, and recording.mp4 or frames/) "
                        "instead of the bundled one")
+    kiosk.add_argument("--model", help="the reader's model folder (cells.onnx, cells.json, "
+                       "reader.yaml; default the bundled model)")
     kiosk.add_argument("--tap-delay", type=float, default=None, metavar="S",
                        help="with --demo: seconds before each recorded answer is tapped in "
                        "(default 2; 0.25 with --screenshots)")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -64,6 +65,10 @@ class LocateConfig:
 
 
 MIN_FRAME_PX = 64  # a frame's shortest side below this holds no board worth searching
+# a board partly outside the frame: the share of the art (where tokens never lie) that must be
+# in view to compare it, and of the title's corner to look for the title there
+MIN_VISIBLE_SHARE = 0.6
+MIN_TITLE_SHARE = 0.7
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,9 @@ class BoardPose:
     title_margin: float = 1.0  # how much better than in the next best corner
     oriented_by: str = "title"  # or "elimination": three corners seen plain, title under the 4th
     edge_blur_mm: float = 0.0  # how wide the frame's sharp inner edge looks (the blurriest side)
+    # a board partly outside the frame: the share of rays from the cell centres whose strongest
+    # edge lies on a token's rim or a socket's ring (1.0, unmeasured, for a board all in view)
+    sockets: float = 1.0
 
     def corners(self, geometry: BoardGeometry) -> np.ndarray:
         return project(self.pose, geometry.corners())
@@ -116,17 +124,28 @@ class Template:
         self._title = (title - title.mean()) / (title.std() + 1e-6)
 
     def score(self, gray: np.ndarray, pose: np.ndarray) -> float:
-        """Normalised correlation of the rectified frame with the art (1 = identical)."""
+        """Normalised correlation of the rectified frame with the art (1 = identical), over
+        the part of the board the frame shows; 0 when it shows under MIN_VISIBLE_SHARE of the
+        art compared."""
         to_rect = scale_mm(self.ppm) @ np.linalg.inv(pose)
         warped = cv2.warpPerspective(gray, to_rect, (self.size, self.size),
                                      flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
         if warped.ndim == 3:  # a colour frame: convert only the small copy
             warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
-        v = warped[self.mask].astype(np.float32)
+        seen = _seen_mask(gray.shape[:2], pose, self.geometry.board, to_rect,
+                          (self.size, self.size))
+        if seen is None:  # all in view: the art's standardised values, made once
+            v, t = warped[self.mask].astype(np.float32), self._t
+        else:
+            both = self.mask & seen
+            if both.sum() < MIN_VISIBLE_SHARE * self.mask.sum():
+                return 0.0
+            v, t = warped[both].astype(np.float32), self.image[both]
+            t = (t - t.mean()) / (t.std() + 1e-6)
         sd = v.std()
         if sd < 1e-3:
             return 0.0
-        return float(np.dot((v - v.mean()) / sd, self._t) / len(v))
+        return float(np.dot((v - v.mean()) / sd, t) / len(v))
 
 
     def _title_patch(self, image: np.ndarray, pose: np.ndarray) -> np.ndarray:
@@ -144,13 +163,31 @@ class Template:
             warped = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY)
         return warped.astype(np.float32)
 
+    def title_in_view(self, frame_shape: tuple[int, ...], pose: np.ndarray) -> bool:
+        """The whole title corner of this pose lies in the frame."""
+        x0, y0, x1, y1 = self.title_box
+        box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
+        return bool(in_view(project(pose, box), frame_shape, 1.0).all())
+
     def title_score(self, gray: np.ndarray, pose: np.ndarray) -> float:
-        """Correlation of the title corner with the art's title."""
+        """Correlation of the title corner with the art's title; NaN when the frame shows under
+        MIN_TITLE_SHARE of it (the title may be there, unseen)."""
         v = self._title_corner(gray, pose)
+        x0, y0, _, _ = self.title_box
+        h, w = self._title.shape
+        seen = _seen_mask(gray.shape[:2], pose, self.geometry.board,
+                          scale_mm(self.ppm * 4, (x0, y0)) @ np.linalg.inv(pose), (w, h))
+        if seen is None:
+            t = self._title
+        else:
+            if seen.mean() < MIN_TITLE_SHARE:
+                return float("nan")
+            v, t = v[seen], self._title[seen]
+            t = (t - t.mean()) / (t.std() + 1e-6)
         sd = v.std()
         if sd < 1e-3:
             return 0.0
-        return float(np.mean((v - v.mean()) / sd * self._title))
+        return float(np.mean((v - v.mean()) / sd * t))
 
     def contrast(self, gray: np.ndarray, pose: np.ndarray) -> float:
         """How much brighter the plain board is than its dark printed frame, in grey levels."""
@@ -179,6 +216,36 @@ class Template:
         return fine, spread, 1000 * chroma.mean(axis=0)
 
 
+def in_view(points_px: np.ndarray, frame_shape: tuple[int, ...], margin_px: float = 0.0
+            ) -> np.ndarray:
+    """Which image points (n, 2) lie inside the frame, ``margin_px`` clear of its edges."""
+    h, w = frame_shape[:2]
+    p = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
+    return ((p[:, 0] >= margin_px) & (p[:, 1] >= margin_px)
+            & (p[:, 0] <= w - 1 - margin_px) & (p[:, 1] <= h - 1 - margin_px))
+
+
+def _seen_mask(frame_shape: tuple[int, ...], pose: np.ndarray, board_mm: float,
+               to_rect: np.ndarray, size: tuple[int, int]) -> np.ndarray | None:
+    """Which pixels of a rectified view (``to_rect``: image -> view, ``size``: w, h) the frame
+    shows, a pixel clear of its edge; None when the whole board is in view (the usual case,
+    decided from its four corners)."""
+    corners = np.array([[0, 0], [board_mm, 0], [board_mm, board_mm], [0, board_mm]], float)
+    if in_view(project(pose, corners), frame_shape, 1.0).all():
+        return None
+    return cv2.warpPerspective(_inner_frame(frame_shape[0], frame_shape[1]), to_rect, size,
+                               flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=0).astype(bool)
+
+
+@lru_cache(maxsize=4)
+def _inner_frame(h: int, w: int) -> np.ndarray:
+    """A frame's pixels a pixel clear of its edge (1), the edge (0)."""
+    mask = np.zeros((h, w), np.uint8)
+    mask[1:-1, 1:-1] = 1
+    return mask
+
+
 def rotate_mm(k: int, board: float) -> np.ndarray:
     """Board mm -> board mm, turned k quarter turns about the centre."""
     c = board / 2
@@ -190,6 +257,16 @@ def rotate_mm(k: int, board: float) -> np.ndarray:
 
 
 _ROTATIONS = [np.roll(np.arange(4), -k) for k in range(4)]
+# the cells of a board partly outside the frame (sockets_seen): rays from each centre, searched
+# from 8 to 22 mm out; a token's rim lies at 15 mm, up to 2.5 mm more or less where it lies off
+# centre, and the socket's printed ring at 16.25 mm; the true poses of 100 rendered boards
+# (overflowing, or under a hand) showed 0.47-0.73 of their rays there, poses fitted on a slot's
+# line 0.26
+SOCKET_RAYS = 32
+SOCKET_RADII = np.arange(8.0, 22.01, 0.5)
+SOCKET_RIM_MM = (13.5, 18.0)
+MIN_SOCKETS_SEEN = 0.42
+GRID_SEARCH_MM = 5.0  # the grid border's search, at most: a side slot's line lies 6.5 mm out
 WIDER_SEARCH = 4.0  # the last resort's first edge search, in multiples of edge_search_mm
 WIDER_CANDIDATES = 6
 FURTHER_CANDIDATES = 6  # distinct runners-up finished when the leaders do not convince
@@ -219,10 +296,16 @@ class Locator:
         self.config = config or LocateConfig()
         self.template = Template(self.geometry, self.config.template_px_per_mm)
         g = self.geometry
-        self._hypotheses = [g.corners(0.0), g.corners(g.frame),
-                            np.array([[g.grid_outer[0]] * 2, [g.grid_outer[1], g.grid_outer[0]],
-                                      [g.grid_outer[1]] * 2, [g.grid_outer[0], g.grid_outer[1]]])]
+        lo, hi = g.grid_outer
+        self._grid_square = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
+        self._hypotheses = [g.corners(0.0), g.corners(g.frame), self._grid_square]
+        # the rims of the four corner cells' tokens: all in view when every cell is
+        angles = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        rim = np.stack([np.cos(angles), np.sin(angles)], axis=1) * g.token / 2
+        self._corner_cells = g.centres[[0, 0, -1, -1], [0, -1, -1, 0]]
+        self._rims = (self._corner_cells[:, None, :] + rim[None]).reshape(-1, 2)
         self._edge_grids: dict[tuple[bytes, float, int], tuple[np.ndarray, ...]] = {}
+        self._rays: np.ndarray | None = None  # where sockets_seen samples (mm)
 
     # --- the search -----------------------------------------------------------------------
     def locate(self, frame: np.ndarray, previous: BoardPose | None = None) -> BoardPose:
@@ -255,38 +338,85 @@ class Locator:
                 finished[id(candidate)] = self._finish(gray, candidate.pose)
             return finished[id(candidate)]
 
+        # boards whose border leaves the frame: dearer to compare, and on most frames misfits
+        # of a board in view, so compared only once the stages before the late ones (or all)
+        # have found nothing that is clearly the board
+        overflowing: list[np.ndarray] = []
+
+        def weigh(poses: list[np.ndarray]) -> bool:
+            """Score the poses; True if the best so far is clearly the board, as found or once
+            its edges are fitted."""
+            scored.extend(BoardPose(pose, self.template.score(gray, pose)) for pose in poses)
+            scored.sort(key=lambda b: -b.score)
+            return bool(scored) and (self._clearly_board(scored[0]) or (
+                self._may_be_board(scored[0]) and self._clearly_board(finish(scored[0]))))
+
+        def weigh_overflowing() -> bool:
+            """Weigh the boards partly outside the frame, unless the best so far convinces and
+            shows its cells where it puts them (an overflowing board's misfit in view may
+            agree with the art and show a title, but not the cells)."""
+            if scored and self._may_be_board(scored[0]):
+                best = finish(scored[0])
+                if self._convincing(best) and \
+                        self.sockets_seen(gray, best.pose) >= MIN_SOCKETS_SEEN:
+                    overflowing.clear()
+            poses, overflowing[:] = list(overflowing), []
+            return bool(poses) and weigh(poses)
+
         def search(late_stages_anyway: bool) -> None:
             """Run the stages left, each costlier than the one before, until one gives a
             candidate that is clearly the board. The late stages run only when nothing so far
             may be the board, or ``late_stages_anyway``."""
             nonlocal sized
             while stages:
-                if stages[0] in LATE_STAGES and not late_stages_anyway and scored and \
-                        self._may_be_board(scored[0]):
-                    return  # something so far may be the board
+                if stages[0] in LATE_STAGES:
+                    if weigh_overflowing():
+                        return
+                    if not late_stages_anyway and scored and self._may_be_board(scored[0]):
+                        return  # something so far may be the board
                 stage = stages.pop(0)
                 if stage != "quick" and not sized:
                     sized = self._sized(contours)
                 quads = (self._colour_quads(frame) if stage == "colour" else
                          self._quads(stage, contours, sized, small.size))
-                for pose in self._candidates(quads, scale):
-                    scored.append(BoardPose(pose, self.template.score(gray, pose)))
-                scored.sort(key=lambda b: -b.score)
-                if scored and (self._clearly_board(scored[0]) or (
-                        self._may_be_board(scored[0]) and self._clearly_board(finish(scored[0])))):
-                    return  # clearly the board, as found or once its edges are fitted
+                inside, beyond = self._candidates(quads, scale)
+                overflowing.extend(beyond)
+                if weigh(inside):
+                    return
+            weigh_overflowing()
 
         search(late_stages_anyway=False)
         try:
             return self._best_found(frame, gray, scored, finished, finish)
-        except BoardNotFoundError:
+        except BoardNotFoundError as exc:
             if not stages:
-                raise
+                raise self._outside(exc, scored, gray.shape) from None
         # what may have been the board was refused: a pattern on the table can outscore a
         # board whose outline only the late stages find (bench set 794000, scene 236: an arm
         # across the title side, a wrong outline at 0.44 and the board's own found by none)
         search(late_stages_anyway=True)
-        return self._best_found(frame, gray, scored, finished, finish)
+        try:
+            return self._best_found(frame, gray, scored, finished, finish)
+        except BoardNotFoundError as exc:
+            raise self._outside(exc, scored, gray.shape) from None
+
+    def _outside(self, refusal: BoardNotFoundError, scored: list[BoardPose],
+                 frame_shape: tuple[int, ...]) -> BoardNotFoundError:
+        """The refusal, saying first that a corner of the board lies outside the frame when the
+        best candidate puts one there: what cannot be seen cannot be verified."""
+        if not scored or not self._may_be_board(scored[0]):
+            return refusal
+        corners = project(scored[0].pose, self.geometry.corners())
+        h, w = frame_shape[:2]
+        past = {"left": -corners[:, 0], "top": -corners[:, 1],
+                "right": corners[:, 0] - (w - 1), "bottom": corners[:, 1] - (h - 1)}
+        edge = max(past, key=lambda e: past[e].max())
+        if past[edge].max() <= 0:
+            return refusal
+        return BoardNotFoundError(
+            f"a corner of the board seems to lie outside the frame, past its {edge} edge, so "
+            "the board cannot be verified: move the camera or the board so that the whole "
+            "board is in view")
 
     def _best_found(self, frame: np.ndarray, gray: np.ndarray, scored: list[BoardPose],
                     finished: dict[int, BoardPose], finish: Callable[[BoardPose], BoardPose]
@@ -354,6 +484,8 @@ class Locator:
         to agree with; or a checked tablecloth's squares seen through a glare and a shadow,
         bench set 793000, scene 45: 0.52, the title seen 0.47 and 0.48 better than
         elsewhere), ``weak_accept_score``."""
+        if found.sockets < MIN_SOCKETS_SEEN:
+            return False
         return found.score >= self.config.accept_score or (
             found.score >= self.config.weak_accept_score and self._title_plain(found))
 
@@ -468,9 +600,12 @@ class Locator:
                                          lines_wanted=12)
         return quads
 
-    def _candidates(self, quads: list[np.ndarray], scale: float) -> list[np.ndarray]:
+    def _candidates(self, quads: list[np.ndarray], scale: float
+                    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """Board poses to try: each distinct quadrilateral (small-frame pixels) as each of the
-        three printed squares, kept if the board then lies in the frame and looks plausible."""
+        three printed squares, kept if the board then looks plausible and every cell lies in
+        the frame: those whose whole board lies in the frame, and those whose border leaves
+        it."""
         unique: list[np.ndarray] = []
         seen: set[tuple[int, ...]] = set()
         for quad in quads:
@@ -480,7 +615,8 @@ class Locator:
             if key not in seen:
                 seen.add(key)
                 unique.append(quad)
-        poses = []
+        inside: list[np.ndarray] = []
+        overflowing: list[np.ndarray] = []
         h, w = self._frame_shape
         slack = 0.005 * w
         for quad in unique:
@@ -490,13 +626,15 @@ class Locator:
                 board = project(pose, self.geometry.corners())
                 if not np.all(np.isfinite(board)):
                     continue
-                if (board[:, 0].min() < -slack or board[:, 1].min() < -slack
-                        or board[:, 0].max() > w + slack or board[:, 1].max() > h + slack):
-                    continue  # the board must be in the frame
-                if not _plausible(board, w, h, self.config):
-                    continue
-                poses.append(pose)
-        return poses
+                if (board[:, 0].min() >= -slack and board[:, 1].min() >= -slack
+                        and board[:, 0].max() <= w + slack and board[:, 1].max() <= h + slack):
+                    if _plausible(board, w, h, self.config):
+                        inside.append(pose)
+                elif in_view(project(pose, self._corner_cells), (h, w), -slack).all() and \
+                        _plausible(board, w, h, self.config) and \
+                        in_view(project(pose, self._rims), (h, w), -slack).all():
+                    overflowing.append(pose)  # the cells in the frame, the border leaving it
+        return inside, overflowing
 
     def _shows_title(self, found: BoardPose) -> bool:
         """The title is seen, and clearly better in one corner than in the other three."""
@@ -504,8 +642,9 @@ class Locator:
                 and found.title_margin >= self.config.min_title_margin)
 
     def _convincing(self, found: BoardPose) -> bool:
-        """Agrees with the art and shows the title."""
-        return found.score >= self.config.accept_score and self._shows_title(found)
+        """Agrees with the art and shows the title (and, partly out of view, its cells)."""
+        return (found.score >= self.config.accept_score and self._shows_title(found)
+                and found.sockets >= MIN_SOCKETS_SEEN)
 
     def _search_wider(self, gray: np.ndarray, scored: list[BoardPose]) -> BoardPose | None:
         """When the best candidates, refined, are not convincing: a shadow or glare across the
@@ -541,19 +680,49 @@ class Locator:
         return max(found, key=lambda b: b.score) if found else None
 
     def _finish(self, gray: np.ndarray, pose: np.ndarray) -> BoardPose:
-        """Refine the edges (orientation-free), then turn the pose so the title is in row 0."""
+        """Refine the edges (orientation-free), then turn the pose so the title is in row 0.
+        A board partly outside the frame is also checked where its cells should be."""
         refined = self.refine(gray, pose)
         oriented, title, margin = self.orient(gray, refined.pose)
-        return replace(refined, pose=oriented, title=title, title_margin=margin)
+        sockets = 1.0
+        if not in_view(project(oriented, self.geometry.corners()), gray.shape, 1.0).all():
+            sockets = self.sockets_seen(gray, oriented)
+        return replace(refined, pose=oriented, title=title, title_margin=margin,
+                       sockets=sockets)
+
+    def sockets_seen(self, gray: np.ndarray, pose: np.ndarray) -> float:
+        """How plainly the 25 cells are where the pose puts them: along SOCKET_RAYS rays from
+        each cell's centre, the share whose strongest edge lies on a token's rim or its
+        socket's ring (SOCKET_RIM_MM; by chance about a third, as wide a share of the radii
+        searched). The border can be fitted on wrong lines (a slot's) where part of it is
+        outside the frame; the cells, always in view, then show it."""
+        g = self.geometry
+        if self._rays is None:
+            angles = np.linspace(0, 2 * np.pi, SOCKET_RAYS, endpoint=False)
+            rays = (np.stack([np.cos(angles), np.sin(angles)], axis=1)[None, :, None, :]
+                    * SOCKET_RADII[None, None, :, None])
+            self._rays = (g.centres.reshape(-1, 1, 1, 2) + rays).reshape(-1, 2)
+        px = project(pose, self._rays).astype(np.float32).reshape(25 * SOCKET_RAYS, -1, 2)
+        if gray.ndim == 3:
+            gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
+        values = cv2.remap(gray, px[..., 0], px[..., 1], cv2.INTER_LINEAR).astype(np.float32)
+        strongest = SOCKET_RADII[1:-1][np.argmax(np.abs(values[:, 2:] - values[:, :-2]), axis=1)]
+        lo, hi = SOCKET_RIM_MM
+        return float(np.mean((strongest >= lo) & (strongest <= hi)))
 
     def orient(self, gray: np.ndarray, pose: np.ndarray) -> tuple[np.ndarray, float, float]:
         """Of the four quarter turns of a pose, the one that puts the title in its corner; how
         well the title is seen there, and how much better than in the next best corner."""
         turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
         scores = [self.template.title_score(gray, t) for t in turns]
-        order = np.argsort(scores)[::-1]
-        best = int(order[0])
-        return turns[best], float(scores[best]), float(scores[best] - scores[int(order[1])])
+        seen = sorted((k for k in range(4) if np.isfinite(scores[k])), key=lambda k: -scores[k])
+        if not seen:
+            return pose, 0.0, 0.0
+        best = seen[0]
+        margin = scores[best] - (scores[seen[1]] if len(seen) > 1 else 0.0)
+        if len(seen) < 4 and scores[best] < self.config.clear_title_score:
+            margin = 0.0  # the title may be in the corner out of view: only a plain one counts
+        return turns[best], float(scores[best]), float(margin)
 
     def orient_by_elimination(self, frame: np.ndarray, gray: np.ndarray, pose: np.ndarray
                               ) -> np.ndarray | None:
@@ -568,7 +737,10 @@ class Locator:
         cfg = self.config
         contrast = self.template.contrast(gray, pose)
         turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
-        looks = [self.template.clutter(frame, turn, contrast) for turn in turns]
+        # a title corner out of view is not seen plain: it may hold the title
+        looks = [self.template.clutter(frame, turn, contrast)
+                 if self.template.title_in_view(gray.shape, turn) else (np.inf, np.inf, None)
+                 for turn in turns]
         smooth = [k for k, (detail, spread, _) in enumerate(looks)
                   if detail < cfg.plain_detail_below and spread < cfg.plain_hue_spread_below]
         left = []
@@ -626,11 +798,31 @@ class Locator:
         lines, blur = self._fit_edges(gray, pose, corners_mm, search_mm, samples)
         if lines is None:
             return None, blur
+        if any(line is None for line in lines) and \
+                not in_view(project(pose, corners_mm), gray.shape, 1.0).all():
+            # the frame's inner edge leaves the frame: where a side of it is not seen, fit the
+            # grid's printed border on that side instead (it lies inside the frame)
+            grid, _ = self._fit_edges(gray, pose, self._grid_square,
+                                      min(search_mm, GRID_SEARCH_MM), samples, falling=True)
+            if grid is None:
+                return None, blur
+            squares = [corners_mm if lines[k] is not None else self._grid_square
+                       for k in range(4)]
+            lines = [lines[k] if lines[k] is not None else grid[k] for k in range(4)]
+            # side k is y = const (k even) or x = const (k odd); corner k joins sides k-1, k
+            level = [squares[k][k][1 - k % 2] for k in range(4)]
+            corners_mm = np.array([[level[3], level[0]], [level[1], level[0]],
+                                   [level[1], level[2]], [level[3], level[2]]])
+        if any(line is None for line in lines):
+            return None, blur
         pts = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
         if any(p is None for p in pts):
             return None, blur
         refined = pose_from_corners(np.array(pts), corners_mm)
-        moved = _moved_px(refined, pose, g)
+        # how far the fit moved the board, at its corners; at the grid's where the border leaves
+        # the frame (a corner far outside moves most, and matters least)
+        moved = _moved_px(refined, pose, g, None if in_view(
+            project(pose, g.corners()), gray.shape, 1.0).all() else self._grid_square)
         return (refined if np.isfinite(moved) and moved <= 40 else None), blur
 
     def _edge_samples(self, corners_mm: np.ndarray, search_mm: float, n: int
@@ -659,20 +851,27 @@ class Locator:
         return self._edge_grids[key]
 
     def _fit_edges(self, gray: np.ndarray, pose: np.ndarray, corners_mm: np.ndarray,
-                   search_mm: float, n: int
-                   ) -> tuple[list[tuple[np.ndarray, np.ndarray]] | None, float]:
+                   search_mm: float, n: int, *, falling: bool = False
+                   ) -> tuple[list[tuple[np.ndarray, np.ndarray] | None] | None, float]:
         """For each side of the square corners_mm: sub-pixel points where brightness rises from
         the dark frame inwards, and a robust line through them (point, direction) in image
         pixels; and how blurred the edge looks: the width (mm) over which it rises, on its
-        blurriest side seen (NaN if none). All four sides are sampled in one pass; the lines are
-        None if a side is not seen (n samples a side)."""
+        blurriest side seen (NaN if none). All four sides are sampled in one pass (n samples a
+        side); a side not seen has no line (None; all None if no line could be fitted). Only
+        samples whose whole search lies in the frame count: the frame's own edge is never taken
+        for the board's. ``falling``: brightness falls inwards instead (the grid's printed
+        border, seen from outside)."""
         along, inward, offsets, samples = self._edge_samples(corners_mm, search_mm, n)
         px = project(pose, samples).reshape(4 * n, len(offsets), 2)
+        # a search is a straight run: in view if both its ends are
+        visible = (in_view(px[:, 0], gray.shape, 1.0) & in_view(px[:, -1], gray.shape, 1.0))
         values = cv2.remap(gray, px[:, :, 0].astype(np.float32), px[:, :, 1].astype(np.float32),
                            cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
         if values.ndim == 3:  # sampled from a colour frame
             values = cv2.cvtColor(values, cv2.COLOR_BGR2GRAY)
         values = values.astype(np.float32)
+        if falling:
+            values = 255.0 - values
         grad = values[:, 2:] - values[:, :-2]  # rising inwards
         idx = np.argmax(grad, axis=1)
         rows = np.arange(len(grad))
@@ -680,7 +879,7 @@ class Locator:
         rise = values[:, -4:].mean(axis=1) - values[:, :4].mean(axis=1)
         # a sharp rise, or a gentle one across a clear step (a blurred frame)
         ok = ((strength > 12) | ((rise > 30) & (strength > 4))) & (idx > 0) \
-            & (idx < grad.shape[1] - 1)
+            & (idx < grad.shape[1] - 1) & visible
         inner = np.clip(idx, 1, grad.shape[1] - 2)
         # parabolic sub-sample peak
         g0, g1, g2 = grad[rows, inner - 1], grad[rows, inner], grad[rows, inner + 1]
@@ -695,14 +894,20 @@ class Locator:
         # edge width: the full rise over the steepest slope (mm), a median per side, wherever
         # the samples cross a clear rise
         slope = np.maximum(strength, 1e-3) / (2 * step)
-        width = np.where(rise > 30, rise / slope, np.nan).reshape(4, n)
+        width = np.where((rise > 30) & visible, rise / slope, np.nan).reshape(4, n)
         seen = np.isfinite(width).sum(axis=1)
         medians = np.sort(width, axis=1)[np.arange(4), np.maximum(seen - 1, 0) // 2]  # NaN last
         blur = float(medians[seen >= n // 3].max()) if (seen >= n // 3).any() else float("nan")
         ok = ok.reshape(4, n)
-        if (ok.sum(axis=1) < n // 3).any():
-            return None, blur
-        return _robust_lines(pts, ok), blur
+        sides = ok.sum(axis=1) >= n // 3
+        if sides.all():
+            return _robust_lines(pts, ok), blur
+        lines: list[tuple[np.ndarray, np.ndarray] | None] = [None] * 4
+        if sides.any():
+            fitted = _robust_lines(pts[sides], ok[sides]) or [None] * int(sides.sum())
+            for k, line in zip(np.nonzero(sides)[0], fitted, strict=True):
+                lines[k] = line
+        return lines, blur
 
 
 def _same_outline(a: np.ndarray, b: np.ndarray, tolerance_px: float) -> bool:
@@ -712,9 +917,11 @@ def _same_outline(a: np.ndarray, b: np.ndarray, tolerance_px: float) -> bool:
                for k in range(4))
 
 
-def _moved_px(a: np.ndarray, b: np.ndarray, geometry: BoardGeometry) -> float:
-    """How far (px) the board's corners are apart under two poses."""
-    return float(np.abs(project(a, geometry.corners()) - project(b, geometry.corners())).max())
+def _moved_px(a: np.ndarray, b: np.ndarray, geometry: BoardGeometry,
+              at_mm: np.ndarray | None = None) -> float:
+    """How far (px) the board's corners (or the points ``at_mm``) are apart under two poses."""
+    at = geometry.corners() if at_mm is None else at_mm
+    return float(np.abs(project(a, at) - project(b, at)).max())
 
 
 def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
@@ -786,12 +993,12 @@ def _line_quads(points: np.ndarray, min_side: float, lines_wanted: int = 8,
 
 def _plausible(board: np.ndarray, frame_width: int, frame_height: int, cfg: LocateConfig
                ) -> bool:
-    """A board seen from above, tilted at most about 15 degrees, all in the frame: near square,
-    not too small, not larger than the frame."""
+    """A board seen from above, tilted at most about 15 degrees: near square, not too small,
+    not larger than the frame's longer side (turned, it may overflow the shorter)."""
     sides = np.linalg.norm(board - np.roll(board, -1, axis=0), axis=1)
     if sides.min() < cfg.min_board_fraction * frame_width:
         return False
-    if sides.max() > min(frame_width, frame_height):
+    if sides.max() > max(frame_width, frame_height):
         return False
     if sides.max() / sides.min() > 1.45:
         return False

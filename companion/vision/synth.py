@@ -317,6 +317,53 @@ def _board_pose(rng: np.random.Generator, g: BoardGeometry, size: tuple[int, int
     return pose_from_corners(corners, g.corners())
 
 
+def overflowing_pose(rng: np.random.Generator, size: tuple[int, int] = FRAME_SIZE,
+                     max_tilt_deg: float = 20.0) -> np.ndarray:
+    """A board at any yaw, tilted up to ``max_tilt_deg`` from facing the camera, 45-60 % of the
+    frame's width, placed so that one corner of its printed border lies 5-80 px outside the
+    frame while every cell (its token's whole disc) stays inside: what a camera close over a
+    turned board sees."""
+    g = BoardGeometry.from_components()  # the pose is the same for any component list
+    w, h = size
+    angles = np.linspace(0, 2 * math.pi, 16, endpoint=False)
+    discs = np.stack([np.cos(angles), np.sin(angles)], axis=1) * g.token / 2
+    rims = (g.centres.reshape(-1, 1, 2) + discs).reshape(-1, 2)
+    while True:
+        side = rng.uniform(0.45, 0.6) * w
+        yaw = rng.uniform(0, 2 * math.pi)
+        turn = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
+        square = _tilted((g.corners() / g.board - 0.5) * side @ turn.T,
+                         math.radians(rng.uniform(0, max_tilt_deg)),
+                         rng.uniform(0, 2 * math.pi), focal_px=1.2 * w)
+        k = int(rng.integers(4))  # the corner that leaves the frame, and past which edge
+        out = rng.uniform(5, 80)
+        centre = np.array([w / 2, h / 2]) + rng.uniform(-0.2, 0.2, 2) * [w, h]
+        corners = square + centre
+        x, y = corners[k]
+        gaps = {"x0": x, "y0": y, "x1": w - 1 - x, "y1": h - 1 - y}
+        edge = min(gaps, key=gaps.get)
+        shift = np.zeros(2)
+        axis = 0 if edge[0] == "x" else 1
+        sign = -1 if edge[1] == "0" else 1
+        shift[axis] = sign * (gaps[edge] + out)
+        corners = corners + shift
+        pose = pose_from_corners(corners, g.corners())
+        pts = project(pose, rims)
+        if (pts.min(axis=0) >= 2).all() and (pts[:, 0] <= w - 3).all() and \
+                (pts[:, 1] <= h - 3).all():
+            return pose
+
+
+def _tilted(square: np.ndarray, tilt: float, axis_angle: float, focal_px: float) -> np.ndarray:
+    """A square (4, 2) centred on the optical axis, its plane turned by ``tilt`` (radians)
+    about an axis in it at ``axis_angle``, seen by a pinhole camera at ``focal_px``."""
+    ax = np.array([math.cos(axis_angle), math.sin(axis_angle), 0.0])
+    k = np.array([[0, -ax[2], ax[1]], [ax[2], 0, -ax[0]], [-ax[1], ax[0], 0]])
+    turn = np.eye(3) + math.sin(tilt) * k + (1 - math.cos(tilt)) * k @ k  # Rodrigues
+    points = np.c_[square, np.zeros(len(square))] @ turn.T + [0.0, 0.0, focal_px]
+    return points[:, :2] * focal_px / points[:, 2:3]
+
+
 def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray,
           sleeve_probability: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """An arm reaching from a frame edge to a point: (colour image, mask 0..1); with

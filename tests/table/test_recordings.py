@@ -69,6 +69,31 @@ def test_the_shipped_recording_ends_with_its_recorded_result(capsys, tmp_path):
     assert figures["by_camera"] >= 0.9 * figures["changed"], figures
 
 
+def test_the_referee_reads_with_the_model_it_is_given(capsys, tmp_path, monkeypatch):
+    """--model: the reader is built from that folder (here a copy of the bundled model), and
+    the game ends as recorded."""
+    import shutil
+
+    from companion.vision.classify import default_model_dir
+    from companion.vision.reader import BoardReader
+
+    model = tmp_path / "model"
+    shutil.copytree(default_model_dir(), model)
+    built = []
+    original = BoardReader.__init__
+
+    def recorded(self, model_dir=None, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        built.append(model_dir)
+        original(self, model_dir, *args, **kwargs)
+
+    monkeypatch.setattr(BoardReader, "__init__", recorded)
+    code, lines = _referee(capsys, "food-alley/stray", 2,
+                           f"video:{FIXTURE / 'recording.mp4'}", FIXTURE / "answers.jsonl",
+                           tmp_path / "data", "--model", str(model))
+    assert code == 0 and built == [model]
+    _check_game(lines, FIXTURE / "answers.jsonl")
+
+
 @pytest.mark.parametrize("game,players,seed", [("food-alley/sambal", 2, 4)])
 def test_a_rendered_game_from_frames(capsys, tmp_path, game, players, seed):
     folder = _rendered(game, players, seed)

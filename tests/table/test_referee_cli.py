@@ -33,6 +33,7 @@ def one_frame(tmp_path: Path) -> Path:
     (["--names", "Ann", "--source", "frames:/tmp"], "--names needs 2 different names"),
     (["--names", "Ann,Ann", "--source", "frames:/tmp"], "--names needs 2 different names"),
     (["--resume", "--source", "frames:/tmp"], "no unfinished"),
+    (["--model", "/no/such/model", "--source", "frames:/tmp"], "cells.onnx not found"),
 ])
 def test_bad_arguments_are_named(capsys, tmp_path, args, message):
     frames = one_frame(tmp_path)  # "frames:/tmp" stands for a folder that holds a frame
