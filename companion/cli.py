@@ -305,6 +305,29 @@ def _cmd_scan(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _cmd_enroll(args: argparse.Namespace) -> int:
+    from companion.vision.enroll import PlanError, enrollment_plan, plan_json
+
+    try:
+        layouts = enrollment_plan()
+    except PlanError as exc:
+        print(f"companion enroll: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(plan_json(layouts)))
+        return 0
+    print(f"Teach the reader your edition: photograph these {len(layouts)} layouts with the "
+          "camera on its rig, one photo each, named as shown. Row 1 is on the title side; a "
+          "token by its name lies ingredient side up, with (coin) coin side up; 'cat blue ?' "
+          "is any blue cat lying face down.\n")
+    for layout in layouts:
+        if layout.index == 0:
+            print(f"{layout.file_name}: the empty board, nothing on it.\n")
+            continue
+        print(f"{layout.file_name}:\n{grid_table(layout.rows())}\n")
+    return 0
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -387,6 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--json", action="store_true", help="one JSON object per image")
     scan.add_argument("--model", help="folder with cells.onnx, cells.json, reader.yaml")
     scan.set_defaults(func=_cmd_scan)
+    enroll = sub.add_parser("enroll", help="teach the reader your edition's art from photos")
+    enroll.add_argument("action", choices=["plan"], help="plan: the layouts to photograph")
+    enroll.add_argument("--json", action="store_true", help="the plan as one JSON object")
+    enroll.set_defaults(func=_cmd_enroll)
     train = sub.add_parser("train", help="train the cell classifier (needs the train extra)")
     train.add_argument("--out", default="models", help="folder for cells.onnx, cells.json and "
                        "reader.yaml (default models)")
