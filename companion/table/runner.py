@@ -218,8 +218,11 @@ class SessionRunner:
         seated = self.session.seated if self.session is not None else []
         image, cells = board_preview(frame.image, reading, centres_mm, seated)
         found = bool(cells)  # the cells are placed only on a board that was found
-        state = "live" if found else "board not found"
-        reason = None if found or reading is None else reading.reason
+        # a board found and still not read (another edition, too blurred, too small) says why
+        unread = reading is not None and reading.reason is not None and all(
+            c["kind"] == "unknown" for row in reading.cells for c in row)
+        state = "board not found" if not found else "not read" if unread else "live"
+        reason = reading.reason if reading is not None and (unread or not found) else None
         self._post("frame", image=image, cells=cells, t=frame.t, state=state, reason=reason)
 
     def _handle(self, command: Command) -> None:

@@ -216,11 +216,13 @@ class StartScreen(KioskScreen):
         app = self.app
         camera = app.start.camera
         words = {"live": app.t("camera.live"), "none": app.t("camera.none"),
-                 "board not found": app.t("camera.not_found"), "starting": app.t(
+                 "board not found": app.t("camera.not_found"),
+                 "not read": app.t("camera.not_read"), "starting": app.t(
                      "camera.starting"), "failed": app.t("camera.failed"),
                  "ended": app.t("camera.live")}
         text = words.get(camera["state"], camera["state"])
-        if camera["state"] in ("board not found", "failed") and camera.get("text"):
+        if camera["state"] in ("board not found", "not read", "failed") and \
+                camera.get("text"):
             text += f": {camera['text']}"
         if app.rig_notice:
             text += f"\n{app.rig_notice}"
@@ -303,7 +305,8 @@ class TableScreen(KioskScreen):
         self.ids.turn.text = app.t("table.turn", player=v.turn) if v.turn else ""
         self.ids.steps_title.text = app.t("table.last_steps") if v.history else ""
         self.ids.notice.text = p.notice or ("; ".join(v.unsure) if v.unsure else "")
-        if p.view.camera in ("failed", "ended") and v.camera_text and not v.manual:
+        if p.view.camera in ("failed", "ended", "not read") and v.camera_text and \
+                not v.manual:
             self.ids.notice.text = v.camera_text
         self.ids.scores.text = "   ".join(f"{n}: {s}" for n, s in v.scores.items()) if \
             v.scores else ""

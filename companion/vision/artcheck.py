@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import combinations
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -67,7 +68,8 @@ def families(labels: list[Label], components: Components | None = None
     return {key: tuple(k for _, k in sorted(ks)) for key, ks in out.items() if len(ks) > 1}
 
 
-def shared_layouts(labels: list[Label], groups: dict[str, tuple[int, ...]]) -> set[str]:
+def shared_layouts(labels: list[Label], groups: dict[str, tuple[int, ...]],
+                   art: Path | None = None) -> set[str]:
     """The kinds whose families' art shares one layout, so that a token aligned on one
     family's art is aligned for the others: the coin sides (a rim, the value, two marks), not
     the ingredient sides (each ingredient its own picture) nor cats (each player its colour).
@@ -77,7 +79,7 @@ def shared_layouts(labels: list[Label], groups: dict[str, tuple[int, ...]]) -> s
     firsts: dict[str, list[np.ndarray]] = {}
     for members in groups.values():
         first = labels[members[0]]
-        face = _art(first.art() or "", size, 0.0, 0.0)[_disc(size)]
+        face = _art(first.art(art) or "", size, 0.0, 0.0)[_disc(size)]
         firsts.setdefault(first.kind, []).append(_standard(face))
     return {kind for kind, faces in firsts.items() if len(faces) > 1 and np.mean(
         [np.mean(a * b) for a, b in combinations(faces, 2)]) >= SHARED_LAYOUT}
@@ -94,9 +96,12 @@ class ArtCheck:
     """Aligns a cell's token on the art and scores the members of its family."""
 
     def __init__(self, geometry: BoardGeometry, labels: list[Label], *,
-                 px_per_mm: float = 3.0, crop_mm: float = 40.0) -> None:
+                 px_per_mm: float = 3.0, crop_mm: float = 40.0, art: Path | None = None
+                 ) -> None:
+        """``art``: an enrolled edition's art folder (the bundled art when None)."""
         self.geometry = geometry
         self.labels = labels
+        self.art = art
         self.ppm = px_per_mm
         self.crop_mm = crop_mm
         self.token_mm = geometry.token
@@ -115,7 +120,7 @@ class ArtCheck:
         largest shape, and aligned on another value's art (a network torn between a 5 and a
         3) it is turned wrong."""
         sigma_mm = _sigma_mm(blur_mm)
-        candidates = [self.labels[k].art() or "" for k in members[:ALIGN_ON]]
+        candidates = [self.labels[k].art(self.art) or "" for k in members[:ALIGN_ON]]
         # every 6 degrees at 1 px/mm over the whole crop; then near there, finer, and at sizes
         # a few percent off (a token printed or seen a little larger or smaller than the list
         # says would put the number a pixel or two off the art's)
@@ -190,7 +195,7 @@ class ArtCheck:
         # where each pixel of the region comes from in the art, turned and scaled as _art does
         maps = np.stack([cv2.invertAffineTransform(cv2.getRotationMatrix2D(centre, a, z))
                          @ points for a, z in turns]).astype(np.float32)  # (turns, 2, pixels)
-        bases = [_art_base(self.labels[k].art() or "", size, round(sigma_px, 1))
+        bases = [_art_base(self.labels[k].art(self.art) or "", size, round(sigma_px, 1))
                  for k in members]
         arts = np.stack([cv2.remap(b, maps[:, 0], maps[:, 1], cv2.INTER_LINEAR,
                                    borderMode=cv2.BORDER_REPLICATE)
@@ -209,8 +214,22 @@ class ArtCheck:
                      ) -> np.ndarray:
         """The members' art as aligned (members, size, size, 3)."""
         size = self._size(self.ppm)
-        return np.stack([_art(self.labels[k].art() or "", size, aligned.angle, sigma_px,
+        return np.stack([_art(self.labels[k].art(self.art) or "", size, aligned.angle, sigma_px,
                               scale=aligned.scale) for k in members])
+
+    def agreement(self, crop: np.ndarray, aligned: CloserLook, label: int, blur_mm: float
+                  ) -> float:
+        """How well one face's art agrees with the token where a look aligned it: the
+        correlation inside the disc, channel by channel (a colour cast or a dimmer light
+        changes nothing), averaged."""
+        size = self._size(self.ppm)
+        ix, iy = aligned.at
+        patch = crop[iy:iy + size, ix:ix + size]
+        if patch.shape[:2] != (size, size):
+            return aligned.match
+        art = self._aligned_art(aligned, (label,), _sigma_mm(blur_mm) * self.ppm)[0]
+        disc = _disc(size)
+        return float(np.mean(_standard(patch[disc]) * _standard(art[disc])))
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
                 blur_mm: float) -> CloserLook:

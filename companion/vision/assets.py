@@ -28,9 +28,16 @@ def art_dir() -> Path:
     return Path(str(resources.files("companion.vision") / "data" / "art"))
 
 
+def art_name(name: str, folder: Path | None = None) -> str:
+    """The name :func:`load_art` takes for an art file of another edition's ``folder`` (the
+    bundled art when None)."""
+    return name if folder is None else str(Path(folder) / name)
+
+
 @lru_cache(maxsize=512)
 def load_art(name: str) -> np.ndarray:
-    """An art file as float32 BGRA in 0..1 (the board as BGRA with full alpha)."""
+    """An art file as float32 BGRA in 0..1 (the board as BGRA with full alpha); ``name`` is a
+    bundled file's name, or a path (:func:`art_name`)."""
     path = art_dir() / name
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
@@ -73,17 +80,20 @@ class Label:
             return cls(kind)
         raise ValueError(f"unknown label {name!r}")
 
-    def art(self) -> str | None:
-        """The art file that shows this face (None for empty and unknown)."""
+    def art(self, folder: Path | None = None) -> str | None:
+        """The art file that shows this face (None for empty and unknown), in ``folder``'s
+        edition (:func:`art_name`; the bundled art when None)."""
         if self.kind in ("ingredient", "coin"):
-            return f"token-{self.token}-{self.kind}.png"
-        if self.kind == "cat":
-            return f"cat-{self.player}-{self.value}.png"
-        if self.kind == "cat-back":
-            return f"cat-{self.player}-back.png"
-        if self.kind == "shopper":
-            return f"shopper-{self.player}.png"
-        return None
+            name = f"token-{self.token}-{self.kind}.png"
+        elif self.kind == "cat":
+            name = f"cat-{self.player}-{self.value}.png"
+        elif self.kind == "cat-back":
+            name = f"cat-{self.player}-back.png"
+        elif self.kind == "shopper":
+            name = f"shopper-{self.player}.png"
+        else:
+            return None
+        return art_name(name, folder)
 
 
 def cell_label(cell: dict) -> str:

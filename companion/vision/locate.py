@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from companion.vision.assets import load_art
+from companion.vision.assets import art_name, load_art
 from companion.vision.geometry import BoardGeometry, pose_from_corners, project, scale_mm
 
 
@@ -90,11 +91,12 @@ class BoardPose:
 class Template:
     """The board art seen at low resolution, with the parts tokens and lists may hide masked."""
 
-    def __init__(self, geometry: BoardGeometry, px_per_mm: float) -> None:
+    def __init__(self, geometry: BoardGeometry, px_per_mm: float, art: Path | None = None
+                 ) -> None:
         self.geometry = geometry
         self.ppm = px_per_mm
         size = int(round(geometry.board * px_per_mm))
-        art = load_art("board.png")[:, :, :3]
+        art = load_art(art_name("board.png", art))[:, :, :3]
         gray = cv2.cvtColor((art * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
         self.image = cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA).astype(
             np.float32)
@@ -291,10 +293,12 @@ class Locator:
     _frame_shape: tuple[int, int] = (1080, 1920)
 
     def __init__(self, geometry: BoardGeometry | None = None,
-                 config: LocateConfig | None = None) -> None:
+                 config: LocateConfig | None = None, art: Path | None = None) -> None:
+        """``art``: an enrolled edition's art folder (its board.png; the bundled art when
+        None)."""
         self.geometry = geometry or BoardGeometry.from_components()
         self.config = config or LocateConfig()
-        self.template = Template(self.geometry, self.config.template_px_per_mm)
+        self.template = Template(self.geometry, self.config.template_px_per_mm, art)
         g = self.geometry
         lo, hi = g.grid_outer
         self._grid_square = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)

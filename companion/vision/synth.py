@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.rules.components import Components, food_alley
-from companion.vision.assets import ART_PX_PER_MM, Label, labels, load_art
+from companion.vision.assets import ART_PX_PER_MM, Label, art_name, labels, load_art
 from companion.vision.geometry import BoardGeometry, pose_from_corners, project
 
 FRAME_SIZE = (1920, 1080)
@@ -146,16 +147,16 @@ def _composite(canvas: np.ndarray, art: np.ndarray, centre_px: tuple[float, floa
     return to_canvas
 
 
-@lru_cache(maxsize=16)
-def cat_badge(player: str) -> tuple[float, float, float]:
+@lru_cache(maxsize=64)
+def cat_badge(player: str, art: Path | None = None) -> tuple[float, float, float]:
     """Where a cat's number badge lies on its art: (x, y, radius) in token diameters from the
     token's centre, x right and y down (in art px: (0.5 + x, 0.5 + y) times the art's size).
     It is the smallest circle round every pixel where any face-up cat of this colour differs
     from its back, the only part that tells them apart."""
-    back = load_art(Label("cat-back", player=player).art() or "")
+    back = load_art(Label("cat-back", player=player).art(art) or "")
     differs = np.zeros(back.shape[:2], bool)
     for value in food_alley().cat_values:
-        face = load_art(Label("cat", player=player, value=value).art() or "")
+        face = load_art(Label("cat", player=player, value=value).art(art) or "")
         differs |= np.abs(face[:, :, :3] - back[:, :, :3]).sum(axis=2) > 0.15
     ys, xs = np.nonzero(differs)
     (x, y), r = cv2.minEnclosingCircle(np.c_[xs, ys].astype(np.float32))
@@ -165,12 +166,13 @@ def cat_badge(player: str) -> tuple[float, float, float]:
 
 def render_board(layout: list[Label], rng: np.random.Generator,
                  geometry: BoardGeometry | None = None, style: SceneStyle | None = None,
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 art: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The board seen from straight above at 4 px/mm (BGR float 0..1) with its tokens, and
-    where each cell's cat has its number badge: (x, y, radius) in board mm, NaN for no cat."""
+    where each cell's cat has its number badge: (x, y, radius) in board mm, NaN for no cat.
+    ``art``: another edition's art folder (the bundled art when None)."""
     g = geometry or BoardGeometry.from_components()
     st = style or SceneStyle()
-    board = load_art("board.png")[:, :, :3].copy()
+    board = load_art(art_name("board.png", art))[:, :, :3].copy()
     # printed boards differ a little from the art
     board *= rng.uniform(0.92, 1.06, size=3).astype(np.float32)
     token_px = g.token * ART_PX_PER_MM
@@ -186,21 +188,23 @@ def render_board(layout: list[Label], rng: np.random.Generator,
         shadow = (shadow_dir[0] * 3, shadow_dir[1] * 3, 0.35)
         if lab.kind == "shopper":
             coin = _random_coin(rng)
-            _composite(board, load_art(coin), centre, token_px, angle, shadow=shadow)
+            _composite(board, load_art(art_name(coin, art)), centre, token_px, angle,
+                       shadow=shadow)
             pawn_off = rng.normal(0, 1.0, 2) * ART_PX_PER_MM
             pawn = (centre[0] + pawn_off[0], centre[1] + pawn_off[1])
             tall = (shadow_dir[0] * 14, shadow_dir[1] * 14, 0.45)
-            _composite(board, load_art(lab.art() or ""), pawn, token_px * rng.uniform(0.95, 1.1),
+            _composite(board, load_art(lab.art(art) or ""), pawn,
+                       token_px * rng.uniform(0.95, 1.1),
                        float(rng.uniform(0, 360)), shadow=tall)
         else:
-            art = load_art(lab.art() or "")
-            tint = art.copy()
+            face = load_art(lab.art(art) or "")
+            tint = face.copy()
             tint[:, :, :3] *= rng.uniform(0.93, 1.07, size=3).astype(np.float32)
             size_px = token_px * rng.uniform(0.97, 1.03)
             to_board = _composite(board, tint, centre, size_px, angle, shadow=shadow)
             if lab.kind in ("cat", "cat-back"):
-                x, y, r = cat_badge(lab.player or "")
-                at = to_board @ ((0.5 + x) * art.shape[1], (0.5 + y) * art.shape[0], 1.0)
+                x, y, r = cat_badge(lab.player or "", art)
+                at = to_board @ ((0.5 + x) * face.shape[1], (0.5 + y) * face.shape[0], 1.0)
                 badges[i] = (*(at / ART_PX_PER_MM), r * size_px / ART_PX_PER_MM)
     if st.gloss_probability > 0 and rng.random() < st.gloss_probability:
         board += _gloss(layout, rng, g, shadow_dir, rng.uniform(*st.gloss), board.shape[:2])
@@ -413,13 +417,14 @@ def _hand(rng: np.random.Generator, size: tuple[int, int], target: np.ndarray,
 def render_scene(rng: np.random.Generator, layout: list[Label] | None = None, *,
                  size: tuple[int, int] = FRAME_SIZE, style: SceneStyle | None = None,
                  hand: bool | None = None, components: Components | None = None,
-                 pose: np.ndarray | None = None) -> Scene:
-    """One camera frame of the board with its truth (``pose``: board mm -> px, else random)."""
+                 pose: np.ndarray | None = None, art: Path | None = None) -> Scene:
+    """One camera frame of the board with its truth (``pose``: board mm -> px, else random;
+    ``art``: another edition's art folder, else the bundled art)."""
     c = components or food_alley()
     g = BoardGeometry.from_components(c)
     st = style or SceneStyle()
     layout = layout or random_layout(rng, c)
-    board, badges = render_board(layout, rng, g, st)
+    board, badges = render_board(layout, rng, g, st, art)
     pose = _board_pose(rng, g, size, st) if pose is None else pose
     w, h = size
     frame = _table(rng, size)

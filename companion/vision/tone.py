@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import cv2
 import numpy as np
 
-from companion.vision.assets import ART_PX_PER_MM, load_art
+from companion.vision.assets import ART_PX_PER_MM, art_name, load_art
 from companion.vision.geometry import BoardGeometry, project
 
 POINTS = 512  # samples of each reference area
@@ -65,16 +66,18 @@ class Tone:
         return np.clip(np.round(printed * 255.0), 0, 255).astype(np.uint8)[:, None]
 
 
-def tone_reference(geometry: BoardGeometry | None = None) -> ToneReference:
+def tone_reference(geometry: BoardGeometry | None = None, art: Path | None = None
+                   ) -> ToneReference:
     """The reference areas, found in the board art: the dark frame, and the light ground outside
     the grid's border away from any printing (title, boxes), each shrunk by MARGIN_MM."""
     g = geometry or BoardGeometry.from_components()
-    return _reference(g.board, g.frame, g.grid_outer)
+    return _reference(g.board, g.frame, g.grid_outer, art_name("board.png", art))
 
 
 @lru_cache(maxsize=4)
-def _reference(board: float, frame: float, grid_outer: tuple[float, float]) -> ToneReference:
-    art = load_art("board.png")[:, :, :3]
+def _reference(board: float, frame: float, grid_outer: tuple[float, float], art_file: str
+               ) -> ToneReference:
+    art = load_art(art_file)[:, :, :3]
     grey = art.mean(axis=2)
     ink = grey < 0.5 * (np.percentile(grey, 5) + np.percentile(grey, 60))
     margin = int(round(MARGIN_MM * ART_PX_PER_MM)) * 2 + 1

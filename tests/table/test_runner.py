@@ -179,3 +179,28 @@ def test_the_bundled_demo_plays_to_its_recorded_end_on_the_runner(tmp_path):
     assert frames > 10
     assert any(s["decided_by"] == "camera" for s in journal.steps(session.game_id))
     assert cell_name(0) == "a1"
+
+
+def test_a_board_found_but_not_read_says_why_on_the_camera_check(tmp_path):
+    """A box of an edition the reader does not know: the board is found, nothing is read, and
+    the screen is told why (the kiosk's start screen shows it)."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.edition import draw_edition
+    from companion.vision.synth import SceneStyle, render_scene
+
+    art = draw_edition(tmp_path / "edition", 501)
+    scene = render_scene(np.random.default_rng([901000, 1]),
+                         style=SceneStyle(hand_probability=0.0), art=art)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(frames / f"{k:03d}.jpg"), scene.frame)
+    runner = SessionRunner(None, open_source(f"frames:{frames}"), pace=0)
+    runner.start()
+    try:
+        event = wait_for(runner, "frame", timeout=60, state="not read")
+        assert "this edition's art is not enrolled" in event.data["reason"]
+    finally:
+        runner.stop()

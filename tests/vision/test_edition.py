@@ -1,0 +1,60 @@
+"""Another edition's art: drawn from a seed, refused by a reader that does not know it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.assets import art_dir, load_art
+from companion.vision.edition import draw_edition
+from companion.vision.reader import BoardReader
+from companion.vision.synth import SceneStyle, render_scene
+
+
+@pytest.fixture(scope="module")
+def other_edition(tmp_path_factory):
+    return draw_edition(tmp_path_factory.mktemp("edition"), 500)
+
+
+def test_an_edition_has_every_art_file_the_bundled_art_has(other_edition, tmp_path):
+    bundled = sorted(p.name for p in art_dir().glob("*.png"))
+    assert sorted(p.name for p in other_edition.glob("*.png")) == bundled
+    again = draw_edition(tmp_path / "again", 500)  # the same seed draws the same edition
+    for name in ("board.png", "token-egg-3-coin.png", "cat-white-back.png"):
+        assert np.array_equal(load_art(str(again / name)), load_art(str(other_edition / name)))
+        assert not np.array_equal(load_art(name)[:, :, :3], load_art(str(again / name))[:, :, :3])
+
+
+def test_a_board_of_an_edition_not_enrolled_is_refused_not_read(other_edition):
+    """The network, never trained on this art, reads some cells wrong and sure of them: the
+    tokens it is surest of are compared with the art of what they were read as, and they do
+    not match it, so nothing is read and enrollment is asked for."""
+    reader = BoardReader(threads=1)
+    scene = render_scene(np.random.default_rng([901000, 0]),
+                         style=SceneStyle(hand_probability=0.0), art=other_edition)
+    reading = reader.read(scene.frame)
+    assert reading.found
+    assert "this edition's art is not enrolled" in reading.reason
+    assert "companion enroll" in reading.reason
+    assert all(c["kind"] == "unknown" for row in reading.cells for c in row)
+    assert not reader.edition_known and reader.edition_match < 0.72
+
+
+def test_the_readers_own_edition_is_checked_once_then_trusted(monkeypatch):
+    reader = BoardReader(threads=1)
+    looked = []
+    original = reader.art_check.agreement
+
+    def counted(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        looked.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(reader.art_check, "agreement", counted)
+    for index in range(2):
+        scene = render_scene(np.random.default_rng([902000, index]),
+                             style=SceneStyle(hand_probability=0.0))
+        reading = reader.read(scene.frame)
+        assert reading.reason is None
+        assert sum(c["kind"] != "unknown" for row in reading.cells for c in row) >= 20
+    assert reader.edition_known and reader.edition_match >= 0.8
+    assert len(looked) == 5  # the first board only, its five surest tokens and cats
