@@ -7,7 +7,7 @@ are read by a fresh reader each, as a session starting with that box would. Prin
 cells: read right, read wrong with confidence, left unknown; and the boards refused as an
 edition not enrolled. With --unchecked the same scenes are read with the edition check turned
 off, to show what it prevents. --model reads with an enrolled model folder instead of the
-bundled one.
+bundled one (with --first-edition, the seed of the edition it learnt).
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def main() -> None:
     parser.add_argument("--editions", type=int, default=10)
     parser.add_argument("--scenes", type=int, default=20, help="scenes per edition")
     parser.add_argument("--model", type=Path, help="an enrolled model folder")
+    parser.add_argument("--first-edition", type=int, default=EDITION_SEED,
+                        help="the first edition's seed (an enrolled model: its edition's)")
     parser.add_argument("--unchecked", action="store_true",
                         help="turn the edition check off (to see what it prevents)")
     args = parser.parse_args()
@@ -43,7 +45,7 @@ def main() -> None:
     refused = boards = 0
     with tempfile.TemporaryDirectory() as tmp:
         for e in range(args.editions):
-            art = draw_edition(Path(tmp) / f"edition-{e}", EDITION_SEED + e)
+            art = draw_edition(Path(tmp) / f"edition-{e}", args.first_edition + e)
             for i in range(args.scenes):
                 scene = render_scene(np.random.default_rng([SCENE_SEED + e, i]),
                                      style=SceneStyle(hand_probability=0.15), art=art)

@@ -9,8 +9,13 @@ corrected list changes the plan, never the code.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import cv2
+import numpy as np
 
 from companion.rules.components import Components, food_alley
 from companion.vision.assets import Label
@@ -104,3 +109,357 @@ def plan_json(layouts: list[Layout]) -> dict[str, Any]:
     """The plan as ``enroll plan --json`` prints it."""
     return {"photos": [{"index": lay.index, "file": lay.file_name, "cells": lay.rows()}
                        for lay in layouts]}
+
+
+# --- learning an edition from the photos of the plan ----------------------------------------
+FACE_PX = 256  # a face's art: one token's diameter, as the bundled art
+BOARD_PPM = 4.0  # the board's art (ART_PX_PER_MM)
+CENTRE_SEARCH_MM = 5.0  # how far from its cell's centre a token may lie
+# a cell differs from the empty board where some colour channel differs by this much (grey
+# levels, both blurred a little, matched on the ground between RING_MM from the cell's centre,
+# outside the socket); occupied when the disc holds OCCUPIED_SHARE of such pixels, empty under
+# EMPTY_SHARE (in between: unclear, named). On two drawn editions' photos (their light drawn
+# afresh for each, glare and shadows included: harsher than a rig's), empty cells showed at
+# most 0.16 (under a glare), tokens and pawns at least 0.26
+DIFFERENT_BY = 25.0
+RING_MM = (18.0, 19.5)
+OCCUPIED_SHARE = 0.22
+EMPTY_SHARE = 0.2
+# a token face this many times nearer the other side's average colours, ring by ring, than its
+# own side's (photos of three drawn editions: right faces 0.6 and more, one turned over 0.42)
+OTHER_SIDE = 0.5
+
+
+class EnrollError(ValueError):
+    """The photos cannot teach the reader: each problem names the photo and the cells."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+@dataclass
+class CutFaces:
+    """What the photos gave: the board's art and each face's (BGRA), by label name."""
+
+    board: np.ndarray
+    faces: dict[str, np.ndarray]
+    where: dict[str, str]  # label name -> "layout-03.jpg, cell b2", for messages
+
+
+def cell_name(index: int) -> str:
+    """A cell as the plan prints it: column letter, row number (row 1 on the title side)."""
+    return f"{'abcde'[index % 5]}{index // 5 + 1}"
+
+
+def describe(face: Label) -> str:
+    """A face in words, for messages."""
+    if face.kind in ("ingredient", "coin"):
+        return f"{face.token} ({face.kind} side up)"
+    if face.kind == "cat":
+        return f"the {face.player} cat {face.value}, face up"
+    if face.kind == "cat-back":
+        return f"a {face.player} cat, face down"
+    if face.kind == "shopper":
+        return f"the {face.player} shopper"
+    return "nothing"
+
+
+def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
+              geometry: Any = None, locator: Any = None) -> CutFaces:
+    """Find the board in each photo and cut every face the plan put there, checking each cell
+    against the plan: an empty cell where a face should lie, something where none should, a
+    token whose face looks like the other side's kind (the wrong way up). Two tokens of one
+    kind swapped, or a cat face down for face up, cannot be told without knowing the art.
+
+    :raises EnrollError: naming every photo and cell in question; nothing is cut then.
+    """
+    from companion.vision.geometry import BoardGeometry, rectify
+    from companion.vision.locate import BoardNotFoundError, Locator
+
+    g = geometry or BoardGeometry.from_components()
+    locator = locator or Locator(g)
+    problems: list[str] = []
+    poses: dict[int, np.ndarray] = {}
+    for layout in layouts:
+        frame = photos.get(layout.index)
+        if frame is None:
+            problems.append(f"{layout.file_name} is missing: take it as `companion enroll plan` "
+                            "shows")
+            continue
+        try:
+            poses[layout.index] = locator.locate(frame).pose
+        except BoardNotFoundError as exc:
+            problems.append(f"{layout.file_name}: no board found ({exc.reason})")
+    if problems:
+        raise EnrollError(problems)
+    empty_frame, empty_pose = photos[0], poses[0]
+    board = rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board))
+    ppm = FACE_PX / g.token
+    half = g.token / 2 + CENTRE_SEARCH_MM
+    centres = g.centres.reshape(-1, 2)
+    faces: dict[str, np.ndarray] = {}
+    where: dict[str, str] = {}
+    profiles: dict[str, np.ndarray] = {}
+    for layout in layouts[1:]:
+        frame, pose = photos[layout.index], poses[layout.index]
+        for index, face in enumerate(layout.faces):
+            cx, cy = centres[index]
+            origin = (cx - half, cy - half)
+            seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
+            bare = rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
+                           origin).astype(np.float32)
+            size = seen.shape[0]
+            ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
+            differs = _differs(seen, bare, ring)
+            share = float(differs[_disc_mask(size, g.token / 2 * 0.9 * ppm)].mean())
+            place = f"{layout.file_name}, cell {cell_name(index)}"
+            if face.kind == "empty":
+                if share >= EMPTY_SHARE:
+                    problems.append(f"{place}: should be empty, but something lies there")
+                continue
+            if share < OCCUPIED_SHARE:
+                problems.append(f"{place}: {describe(face)} should lie here, but the cell "
+                                f"looks {'empty' if share < EMPTY_SHARE else 'nearly empty'}")
+                continue
+            if face.kind == "shopper":
+                cut = _cut_pawn(seen, differs, ppm, g.token)
+            else:
+                x, y = _token_centre(seen, g.token / 2 * ppm)
+                at = (origin[0] + x / ppm - g.token / 2, origin[1] + y / ppm - g.token / 2)
+                disc = rectify(frame, pose, ppm, (g.token, g.token), at)
+                # short of the rim's outer edge, where the token's own shadow begins
+                cut = np.dstack([disc, (_disc_mask(FACE_PX, FACE_PX / 2 * 0.97) * 255)
+                                 .astype(np.uint8)])
+                if face.kind in ("ingredient", "coin"):
+                    profiles[face.name] = _profile(disc.astype(np.float32),
+                                                   np.median(seen[ring], axis=0))
+            faces[face.name] = cut
+            where[face.name] = place
+    problems += _sides_misplaced(profiles, where)
+    if problems:
+        raise EnrollError(problems)
+    return CutFaces(board, faces, where)
+
+
+def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Where a cell's photo differs from the empty board's (both float BGR), once each colour
+    channel is matched on the plain ground round the socket (``ring``): the light may differ a
+    little between photos, in level and across the board."""
+    a = cv2.GaussianBlur(seen, (0, 0), 2)
+    b = cv2.GaussianBlur(bare, (0, 0), 2)
+    a = a * (np.median(b[ring], axis=0) / np.maximum(np.median(a[ring], axis=0), 1.0))
+    return np.abs(a - b).max(axis=2) > DIFFERENT_BY
+
+
+def _disc_mask(size: int, radius: float) -> np.ndarray:
+    r = np.arange(size) - (size - 1) / 2
+    return (r[None, :] ** 2 + r[:, None] ** 2) <= radius ** 2
+
+
+def _token_centre(crop: np.ndarray, radius_px: float) -> tuple[float, float]:
+    """Where a token's rim lies in a cell's crop (px): the centre whose circle of the token's
+    radius runs along the strongest edges, searched near the crop's centre."""
+    grey = cv2.cvtColor(crop.astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.GaussianBlur(grey, (0, 0), 1.5)
+    edges = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
+    size = crop.shape[0]
+    angles = np.linspace(0, 2 * np.pi, 90, endpoint=False)
+    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius_px
+    reach = size / 2 - radius_px - 2
+    best, at = -1.0, ((size - 1) / 2, (size - 1) / 2)
+    for step in (4.0, 1.0):
+        cx0, cy0 = at
+        span = reach if step == 4.0 else 4.0
+        offsets = np.arange(-span, span + 0.1, step)
+        for dy in offsets:
+            for dx in offsets:
+                x, y = cx0 + dx, cy0 + dy
+                pts = ring + (x, y)
+                if pts.min() < 0 or pts.max() > size - 1:
+                    continue
+                score = float(cv2.remap(edges, pts[:, 0:1].astype(np.float32),
+                                        pts[:, 1:2].astype(np.float32),
+                                        cv2.INTER_LINEAR).mean())
+                if score > best:
+                    best, at = score, (x, y)
+    return at
+
+
+def _cut_pawn(seen: np.ndarray, differs: np.ndarray, ppm: float, token_mm: float
+              ) -> np.ndarray:
+    """A shopper standing on the board: a token-sized square around what differs from the
+    empty board, transparent elsewhere."""
+    mask = cv2.morphologyEx(differs.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(mask)
+    if count > 1:
+        largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        mask = (parts == largest).astype(np.uint8)
+    ys, xs = np.nonzero(mask)
+    cx, cy = (xs.mean(), ys.mean()) if len(xs) else ((seen.shape[1] - 1) / 2,) * 2
+    half = FACE_PX / 2
+    shift = np.float32([[1, 0, half - cx], [0, 1, half - cy]])
+    image = cv2.warpAffine(seen.astype(np.uint8), shift, (FACE_PX, FACE_PX),
+                           borderMode=cv2.BORDER_REPLICATE)
+    alpha = cv2.warpAffine(mask * 255, shift, (FACE_PX, FACE_PX))
+    alpha = cv2.GaussianBlur(cv2.dilate(alpha, np.ones((5, 5), np.uint8)), (0, 0), 1.5)
+    return np.dstack([image, alpha])
+
+
+def _profile(face: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """A token face's colours ring by ring from its centre (turning it changes nothing),
+    relative to the board's plain ground beside it (the light changes nothing either)."""
+    size = face.shape[0]
+    r = np.hypot(*(np.mgrid[0:size, 0:size] - (size - 1) / 2)) / (size / 2)
+    rings = [face[(r >= lo) & (r < lo + 0.1), :3].mean(axis=0) for lo in np.arange(0, 0.9, 0.1)]
+    return (np.array(rings) / np.maximum(ground, 1.0)).ravel()
+
+
+def _sides_misplaced(profiles: dict[str, np.ndarray], where: dict[str, str]) -> list[str]:
+    """Tokens whose face looks like the other side's kind: the coin sides of an edition share
+    one design (a rim, the value), and so do the ingredient sides; a face OTHER_SIDE times
+    nearer the other kind's average than its own (each average without the face itself) lies
+    the wrong way up. A weak test, made before the long part: the model learnt is checked on
+    the photos themselves afterwards."""
+    kinds = {kind: {n: v for n, v in profiles.items() if n.startswith(kind + ":")}
+             for kind in ("ingredient", "coin")}
+    if any(len(group) < 3 for group in kinds.values()):
+        return []
+    totals = {kind: sum(group.values()) for kind, group in kinds.items()}
+    problems = []
+    for kind, other in (("ingredient", "coin"), ("coin", "ingredient")):
+        for name, value in kinds[kind].items():
+            own = (totals[kind] - value) / (len(kinds[kind]) - 1)
+            theirs = totals[other] / len(kinds[other])
+            if np.linalg.norm(value - theirs) < OTHER_SIDE * np.linalg.norm(value - own):
+                token = name.split(":", 1)[1]
+                problems.append(f"{where[name]}: {token} should lie {kind} side up, but the "
+                                f"face looks like a {other} side: turn it over")
+    return problems
+
+
+def write_art(cut: CutFaces, folder: Path) -> None:
+    """The edition's art folder: board.png and every face, with the bundled art's names."""
+    folder.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(folder / "board.png"), cut.board)
+    for name, image in cut.faces.items():
+        cv2.imwrite(str(folder / (Label.parse(name).art() or "")), image)
+
+
+def load_photos(folder: Path, layouts: list[Layout]) -> dict[int, np.ndarray]:
+    """The plan's photos from a folder (layout-00.jpg, ...).
+
+    :raises EnrollError: naming each photo missing or unreadable.
+    """
+    from companion.vision.locate import VisionError
+    from companion.vision.reader import read_image
+
+    if not folder.is_dir():
+        raise EnrollError([f"{folder} is not a folder: put the photos of the plan in one"])
+    photos: dict[int, np.ndarray] = {}
+    problems = []
+    for layout in layouts:
+        path = folder / layout.file_name
+        if not path.is_file():
+            problems.append(f"{layout.file_name} is missing from {folder}: take it as "
+                            "`companion enroll plan` shows")
+            continue
+        try:
+            photos[layout.index] = read_image(path)
+        except VisionError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise EnrollError(problems)
+    return photos
+
+
+def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) -> dict[str, Any]:
+    """Teach the reader an edition from the plan's photos: cut every face and the board, train
+    the network further on scenes drawn with them, and write a model folder for ``--model``
+    (cells.onnx, cells.json, reader.yaml, art/). Nothing is written unless all of it works.
+
+    :raises EnrollError: naming what is wrong (a photo, its cells, the training extra missing,
+        the folder already there).
+    """
+    import importlib.util
+    import shutil
+    import tempfile
+    from datetime import UTC, datetime
+
+    from companion.vision.classify import default_model_dir
+
+    if out.is_dir() and any(out.iterdir()) or out.is_file():
+        raise EnrollError([f"{out} already exists: choose a new folder for the model (or "
+                           "delete that one)"])
+    layouts = enrollment_plan()
+    photos = load_photos(photos_dir, layouts)
+    faces = sum(1 for lay in layouts for f in lay.faces if f.kind != "empty")
+    log(f"finding the board and cutting {faces} faces from {len(layouts)} photos ...")
+    cut = cut_faces(photos, layouts)
+    if importlib.util.find_spec("torch") is None or importlib.util.find_spec("onnx") is None:
+        raise EnrollError(["the photos are good, but learning from them needs the training "
+                           "extra (torch and onnx): pip install -e '.[train]', or enroll on a "
+                           "PC that has it and copy the model folder to the kiosk; nothing "
+                           "was written"])
+    from companion.vision.train import FineTuneConfig, fine_tune
+
+    base = default_model_dir()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        write_art(cut, work / "art")
+        meta = fine_tune(work, work / "art", base, config or FineTuneConfig(), log=log)
+        shutil.copy(base / "reader.yaml", work / "reader.yaml")
+        log("reading your photos with what it learnt ...")
+        read_right, wrong = check_on_photos(work, photos, layouts)
+        if wrong:
+            raise EnrollError(wrong)
+        meta["edition"] = {"photos": str(photos_dir.resolve()), "faces": len(cut.faces),
+                           "enrolled": datetime.now(UTC).isoformat(timespec="seconds"),
+                           "photo_cells_read_right": read_right}
+        (work / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        if out.is_dir():
+            out.rmdir()  # empty, checked above
+        work.rename(out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    return meta
+
+
+WRONG_NAMED = 3  # more cells of the photos read wrong than this: the learning, not the tokens
+
+
+def check_on_photos(model: Path, photos: dict[int, np.ndarray], layouts: list[Layout]
+                    ) -> tuple[str, list[str]]:
+    """Read the plan's photos with a model just learnt: how many cells it reads as the plan
+    has them, and the problems (a cell read as another face: a token on the wrong cell, or
+    the wrong way up; or many: the photos could not teach it)."""
+    from companion.vision.assets import cell_label
+    from companion.vision.reader import BoardReader
+
+    reader = BoardReader(model, threads=1)
+    right = total = 0
+    wrong: list[str] = []
+    for layout in layouts[1:]:
+        reader.edition_known = False
+        reading = reader.read(photos[layout.index])
+        if reading.reason:
+            return "0", [f"{layout.file_name}: the model learnt does not read it "
+                         f"({reading.reason}); take the photos again, in even light"]
+        flat = [c for row in reading.cells for c in row]
+        for index, (face, cell) in enumerate(zip(layout.faces, flat, strict=True)):
+            total += 1
+            name = cell_label(cell)
+            if name == face.name:
+                right += 1
+            elif name != "unknown":
+                wrong.append(f"{layout.file_name}, cell {cell_name(index)}: read as "
+                             f"{describe(Label.parse(name))} where the plan has "
+                             f"{describe(face)}: is that token on the right cell, the right "
+                             "side up?")
+    if len(wrong) > WRONG_NAMED:
+        return f"{right}/{total}", [f"the model learnt reads {len(wrong)} cells of your photos "
+                                   "wrong: take the photos again, in even light, each layout "
+                                   "as the plan shows"]
+    return f"{right}/{total}", wrong

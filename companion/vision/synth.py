@@ -52,6 +52,7 @@ class SceneStyle:
     sleeve_probability: float = 0.0  # a hand's arm in a sleeve of any colour, plain or striped
     fringe_probability: float = 0.0
     fringe_px: tuple[float, float] = (0.5, 2.5)
+    shopper_on_coin: bool = True  # in play a shopper stands on a coin; alone in enrollment
 
 
 @dataclass
@@ -188,8 +189,9 @@ def render_board(layout: list[Label], rng: np.random.Generator,
         shadow = (shadow_dir[0] * 3, shadow_dir[1] * 3, 0.35)
         if lab.kind == "shopper":
             coin = _random_coin(rng)
-            _composite(board, load_art(art_name(coin, art)), centre, token_px, angle,
-                       shadow=shadow)
+            if st.shopper_on_coin:
+                _composite(board, load_art(art_name(coin, art)), centre, token_px, angle,
+                           shadow=shadow)
             pawn_off = rng.normal(0, 1.0, 2) * ART_PX_PER_MM
             pawn = (centre[0] + pawn_off[0], centre[1] + pawn_off[1])
             tall = (shadow_dir[0] * 14, shadow_dir[1] * 14, 0.45)

@@ -84,17 +84,18 @@ class TrainConfig:
     tone: bool = False  # crops mapped by the board's colours (see TONE_STYLE)
 
 
-def _scene_crops(args: tuple[int, float, bool, bool]) -> tuple[np.ndarray, np.ndarray]:
+def _scene_crops(args: tuple[int, float, bool, bool, Path | None]
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """Render one scene and cut its cells from a slightly wrong pose, as the reader would. The
     broad recipe widens the scenes and sees a quarter of them through a coarser camera (scaled
     down and up again) and cuts 40 % with other sampling; the tone option maps the crops by the
     board's colours."""
-    seed, hand_probability, broad, tone = args
+    seed, hand_probability, broad, tone, art = args
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
     style = BROAD_STYLE if broad else TONE_STYLE if tone else TRAIN_STYLE
     style = replace(style, hand_probability=hand_probability)
-    scene = render_scene(rng, style=style)
+    scene = render_scene(rng, style=style, art=art)
     frame = scene.frame
     if broad and rng.random() < 0.25:  # a coarser sensor, scaled up to the frame size
         h, w = frame.shape[:2]
@@ -126,9 +127,10 @@ def _scene_crops(args: tuple[int, float, bool, bool]) -> tuple[np.ndarray, np.nd
 
 def render_dataset(first_seed: int, scenes: int, *, hand_probability: float, workers: int,
                    progress: Callable[[int, int], None] | None = None, broad: bool = False,
-                   tone: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Crops and label indices from ``scenes`` rendered scenes (seeds first_seed, ...)."""
-    jobs = [(first_seed + i, hand_probability, broad, tone) for i in range(scenes)]
+                   tone: bool = False, art: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Crops and label indices from ``scenes`` rendered scenes (seeds first_seed, ...), drawn
+    with the bundled art or an edition's ``art`` folder."""
+    jobs = [(first_seed + i, hand_probability, broad, tone, art) for i in range(scenes)]
     xs, ys = [], []
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
@@ -354,3 +356,149 @@ def quantise(float_path: Path, out_path: Path, x_val: np.ndarray, y_val: np.ndar
         logits = session.run(None, {"crops": _normalise(x_val[i:i + 512])})[0]
         right += int((logits.argmax(axis=1) == y_val[i:i + 512]).sum())
     return right / max(1, len(x_val))
+
+
+# --- enrollment: the network fine-tuned on an edition's art ---------------------------------
+@dataclass(frozen=True)
+class FineTuneConfig:
+    """How an enrolled edition is learnt (``companion enroll``): the bundled network, trained
+    further on scenes drawn with the edition's art. Sized to end within 15 minutes on 2 cores
+    (see docs/vision.md, Editions and enrollment)."""
+
+    scenes: int = 600
+    val_scenes: int = 40
+    epochs: int = 10
+    batch: int = 128
+    lr: float = 2e-3
+    seed: int = 7
+    workers: int = 2
+    hand_probability: float = 0.3
+
+
+def build_folded_model(classes: int):  # noqa: ANN201 - torch.nn.Module
+    """:func:`build_model` as its ONNX export holds it: each batch norm folded into its
+    convolution's weights and bias, and no dropout (the exported network, to train further)."""
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 16), nn.MaxPool2d(2),
+        *block(16, 32), nn.MaxPool2d(2),
+        *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+        *block(64, 128),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(128, classes),
+    )
+
+
+def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
+    """Set a folded network's weights from a float ONNX export of it (its Conv and Gemm
+    nodes, in order).
+
+    :raises ValueError: if the export has another shape of network.
+    """
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    found = [[weights[name] for name in node.input[1:3]]
+             for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    layers = [m for m in model if isinstance(m, (nn.Conv2d, nn.Linear))]
+    if len(found) != len(layers):
+        raise ValueError(f"{path} has {len(found)} weighted layers, the network "
+                         f"{len(layers)}")
+    for layer, (w, b) in zip(layers, found, strict=True):
+        if tuple(layer.weight.shape) != w.shape or tuple(layer.bias.shape) != b.shape:
+            raise ValueError(f"{path}: a layer of shape {w.shape}, the network's "
+                             f"{tuple(layer.weight.shape)}")
+        layer.weight.data = torch.from_numpy(w.copy())
+        layer.bias.data = torch.from_numpy(b.copy())
+
+
+def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | None = None,
+              log: Callable[[str], None] = print) -> dict:
+    """Train the bundled float network (``base``/cells.fp32.onnx) further on scenes drawn
+    with an edition's ``art``; write cells.fp32.onnx, cells.onnx and cells.json to out_dir;
+    returns the metadata."""
+    import torch
+
+    cfg = config or FineTuneConfig()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(max(1, cfg.workers))
+    names = label_names()
+    started = time.time()
+
+    def bar(label: str) -> Callable[[int, int], None]:
+        def show(n: int, total: int) -> None:
+            if n == total or n % max(1, total // 10) == 0:
+                log(f"{label}: {n}/{total} scenes ({time.time() - started:.0f} s)")
+        return show
+
+    x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
+                                      hand_probability=cfg.hand_probability,
+                                      workers=cfg.workers, progress=bar("drawing scenes"),
+                                      art=art)
+    x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
+                                  hand_probability=cfg.hand_probability, workers=cfg.workers,
+                                  progress=bar("drawing scenes to check on"), art=art)
+    model = build_folded_model(len(names))
+    load_onnx_weights(model, base / FLOAT_MODEL)
+    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
+    steps = cfg.epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    gen = torch.Generator().manual_seed(cfg.seed)
+    xt = torch.from_numpy(x_train)
+    yt = torch.from_numpy(y_train).long()
+    xv = _to_tensor(x_val)
+    yv = torch.from_numpy(y_val).long()
+    accuracy = 0.0
+    for epoch in range(cfg.epochs):
+        model.train()
+        order = torch.randperm(len(xt), generator=gen)
+        for i in range(0, len(order), cfg.batch):
+            idx = order[i:i + cfg.batch]
+            xb = _augment(_to_tensor(xt[idx].numpy()), gen, broad=True)
+            xb = torch.rot90(xb, int(torch.randint(0, 4, (1,), generator=gen)), dims=(2, 3))
+            loss = loss_fn(model(xb), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+        model.eval()
+        with torch.no_grad():
+            pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
+        accuracy = float((pred == yv).float().mean())
+        log(f"learning: pass {epoch + 1}/{cfg.epochs}, {100 * accuracy:.1f} % of the check "
+            f"crops right ({time.time() - started:.0f} s)")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    float_path = out_dir / FLOAT_MODEL
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, torch.zeros(1, 3, CROP_PX, CROP_PX), str(float_path),
+                          input_names=["crops"], output_names=["logits"],
+                          dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
+                          opset_version=17, dynamo=False)
+    quantised_accuracy = quantise(float_path, out_dir / "cells.onnx", x_val, y_val)
+    meta = {
+        "labels": names,
+        "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
+                  "mean": MEAN, "std": STD},
+        "recipe": "enrolled: the bundled network trained further on the edition's art",
+        "seed": cfg.seed,
+        "train_scenes": cfg.scenes,
+        "train_crops": int(len(x_train)),
+        "validation_crops": int(len(x_val)),
+        "validation_accuracy": round(quantised_accuracy, 5),
+        "validation_accuracy_fp32": round(accuracy, 5),
+        "quantisation": QUANTISATION,
+        "epochs": cfg.epochs,
+        "torch": torch.__version__,
+        "seconds": round(time.time() - started),
+    }
+    (out_dir / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return meta

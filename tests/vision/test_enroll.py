@@ -63,3 +63,126 @@ def test_enroll_plan_prints_each_layout_in_scans_cell_format(capsys):
     assert main(["enroll", "plan"]) == 0
     text = capsys.readouterr().out
     assert "layout-00.jpg: the empty board" in text and "chicken-1 (coin)" in text
+
+
+# --- learning from the photos ------------------------------------------------------------------
+def _photos(folder, edition, changed=None):
+    """The plan's photos of a drawn edition on one rig (one pose, the light drawn afresh for
+    each); ``changed``: {layout index: faces} laid instead of the plan's."""
+    import cv2
+    import numpy as np
+
+    from companion.vision.synth import SceneStyle, render_scene
+
+    plan = enrollment_plan()
+    style = SceneStyle(hand_probability=0.0, shopper_on_coin=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    first = render_scene(np.random.default_rng([970000, 1]), list(plan[0].faces), style=style,
+                         art=edition)
+    for layout in plan:
+        faces = (changed or {}).get(layout.index, list(layout.faces))
+        scene = first if layout.index == 0 else render_scene(
+            np.random.default_rng([970000 + layout.index, 1]), faces, style=style,
+            art=edition, pose=first.pose)
+        cv2.imwrite(str(folder / layout.file_name), scene.frame)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def edition(tmp_path_factory):
+    from companion.vision.edition import draw_edition
+
+    return draw_edition(tmp_path_factory.mktemp("edition"), 505)
+
+
+@pytest.fixture(scope="module")
+def photos(edition, tmp_path_factory):
+    return _photos(tmp_path_factory.mktemp("photos"), edition)
+
+
+def test_the_photos_give_the_board_and_every_face_under_the_bundled_names(photos, tmp_path):
+    from companion.vision.assets import art_dir
+    from companion.vision.enroll import cut_faces, load_photos, write_art
+
+    plan = enrollment_plan()
+    cut = cut_faces(load_photos(photos, plan), plan)
+    assert cut.board.shape == (1080, 1080, 3)
+    assert len(cut.faces) == len(faces_to_show(food_alley()))
+    write_art(cut, tmp_path / "art")
+    assert sorted(p.name for p in (tmp_path / "art").glob("*.png")) == \
+        sorted(p.name for p in art_dir().glob("*.png"))
+
+
+def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, tmp_path):
+    """chicken-1 laid coin side up in the first layout, a token left out, and a cat where the
+    last layout wants an empty cell: each is named with its photo and cell, and nothing is
+    cut."""
+    from companion.vision.enroll import EnrollError, cut_faces, load_photos
+
+    plan = enrollment_plan()
+    first = list(plan[1].faces)
+    first[0] = Label("coin", token="chicken-1")
+    first[7] = Label("empty")
+    last = list(plan[-1].faces)
+    last[-1] = Label("cat", player="white", value=1)
+    folder = _photos(tmp_path / "photos", edition, {1: first, plan[-1].index: last})
+    with pytest.raises(EnrollError) as caught:
+        cut_faces(load_photos(folder, plan), plan)
+    said = "\n".join(caught.value.problems)
+    assert ("layout-01.jpg, cell a1: chicken-1 should lie ingredient side up, but the face "
+            "looks like a coin side: turn it over") in said
+    assert "layout-01.jpg, cell c2: noodle-2 (ingredient side up) should lie here" in said
+    assert f"{plan[-1].file_name}, cell e5: should be empty, but something lies there" in said
+    assert len(caught.value.problems) == 3
+
+
+def test_missing_and_unreadable_photos_are_named_and_nothing_is_written(photos, tmp_path):
+    import shutil
+
+    from companion.vision.enroll import EnrollError, enroll
+
+    folder = tmp_path / "photos"
+    shutil.copytree(photos, folder)
+    (folder / "layout-02.jpg").unlink()
+    (folder / "layout-04.jpg").write_bytes(b"not a photo")
+    out = tmp_path / "model"
+    with pytest.raises(EnrollError) as caught:
+        enroll(folder, out, log=lambda _: None)
+    said = "\n".join(caught.value.problems)
+    assert "layout-02.jpg is missing" in said and "layout-04.jpg" in said
+    assert not out.exists()
+
+
+def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
+    """Learning too little (two scenes, one pass) gives a model that reads the photos
+    themselves wrong: said, and neither the model folder nor its work folder is left."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from companion.vision.enroll import EnrollError, enroll
+    from companion.vision.train import FineTuneConfig
+
+    out = tmp_path / "model"
+    with pytest.raises(EnrollError, match="cells of your photos wrong|does not read it"):
+        enroll(photos, out, log=lambda _: None,
+               config=FineTuneConfig(scenes=2, val_scenes=1, epochs=1, workers=1))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_folded_network_is_the_bundled_one():
+    """The network enrollment trains further starts as the bundled one: the same answers."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import numpy as np
+
+    from companion.vision.classify import default_model_dir, open_session
+    from companion.vision.train import FLOAT_MODEL, build_folded_model, load_onnx_weights
+
+    net = build_folded_model(142)
+    load_onnx_weights(net, default_model_dir() / FLOAT_MODEL)
+    net.eval()
+    x = np.random.default_rng(1).normal(0, 1, (4, 3, 56, 56)).astype(np.float32)
+    session = open_session(default_model_dir() / FLOAT_MODEL)
+    expected = session.run(None, {session.get_inputs()[0].name: x})[0]
+    with torch.no_grad():
+        got = net(torch.from_numpy(x)).numpy()
+    assert np.abs(got - expected).max() < 1e-3
