@@ -201,14 +201,17 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     faces: dict[str, np.ndarray] = {}
     where: dict[str, str] = {}
     profiles: dict[str, np.ndarray] = {}
+    bare_cells: dict[int, np.ndarray] = {}
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
             origin = (cx - half, cy - half)
             seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
-            bare = rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
-                           origin).astype(np.float32)
+            if index not in bare_cells:  # the empty board's cell, cut once for every layout
+                bare_cells[index] = rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
+                                            origin).astype(np.float32)
+            bare = bare_cells[index]
             size = seen.shape[0]
             ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
             differs = _differs(seen, bare, ring)
@@ -259,31 +262,26 @@ def _disc_mask(size: int, radius: float) -> np.ndarray:
 
 def _token_centre(crop: np.ndarray, radius_px: float) -> tuple[float, float]:
     """Where a token's rim lies in a cell's crop (px): the centre whose circle of the token's
-    radius runs along the strongest edges, searched near the crop's centre."""
+    radius runs along the strongest edges, searched near the crop's centre (every 4 px, then
+    every pixel near the best)."""
     grey = cv2.cvtColor(crop.astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
     grey = cv2.GaussianBlur(grey, (0, 0), 1.5)
     edges = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
     size = crop.shape[0]
     angles = np.linspace(0, 2 * np.pi, 90, endpoint=False)
-    ring = np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius_px
-    reach = size / 2 - radius_px - 2
-    best, at = -1.0, ((size - 1) / 2, (size - 1) / 2)
-    for step in (4.0, 1.0):
-        cx0, cy0 = at
-        span = reach if step == 4.0 else 4.0
-        offsets = np.arange(-span, span + 0.1, step)
-        for dy in offsets:
-            for dx in offsets:
-                x, y = cx0 + dx, cy0 + dy
-                pts = ring + (x, y)
-                if pts.min() < 0 or pts.max() > size - 1:
-                    continue
-                score = float(cv2.remap(edges, pts[:, 0:1].astype(np.float32),
-                                        pts[:, 1:2].astype(np.float32),
-                                        cv2.INTER_LINEAR).mean())
-                if score > best:
-                    best, at = score, (x, y)
-    return at
+    ring = (np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius_px).astype(np.float32)
+    at = np.array([(size - 1) / 2, (size - 1) / 2], np.float32)
+    for step, span in ((4.0, size / 2 - radius_px - 2), (1.0, 4.0)):
+        offsets = np.arange(-span, span + 0.1, step, dtype=np.float32)
+        grid = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2) + at
+        points = grid[:, None, :] + ring[None]  # (centres, 90, 2)
+        inside = (points.min(axis=(1, 2)) >= 0) & (points.max(axis=(1, 2)) <= size - 1)
+        if not inside.any():
+            break
+        grid, points = grid[inside], points[inside]
+        scores = cv2.remap(edges, points[..., 0], points[..., 1], cv2.INTER_LINEAR).mean(axis=1)
+        at = grid[int(np.argmax(scores))]
+    return float(at[0]), float(at[1])
 
 
 def _cut_pawn(seen: np.ndarray, differs: np.ndarray, ppm: float, token_mm: float

@@ -66,9 +66,12 @@ def test_enroll_plan_prints_each_layout_in_scans_cell_format(capsys):
 
 
 # --- learning from the photos ------------------------------------------------------------------
-def _photos(folder, edition, changed=None):
+def _photos(folder, edition, changed=None, like=None):
     """The plan's photos of a drawn edition on one rig (one pose, the light drawn afresh for
-    each); ``changed``: {layout index: faces} laid instead of the plan's."""
+    each); ``changed``: {layout index: faces} laid instead of the plan's, the other photos
+    copied from ``like`` when given."""
+    import shutil
+
     import cv2
     import numpy as np
 
@@ -80,6 +83,9 @@ def _photos(folder, edition, changed=None):
     first = render_scene(np.random.default_rng([970000, 1]), list(plan[0].faces), style=style,
                          art=edition)
     for layout in plan:
+        if like is not None and layout.index not in (changed or {}):
+            shutil.copy(like / layout.file_name, folder / layout.file_name)
+            continue
         faces = (changed or {}).get(layout.index, list(layout.faces))
         scene = first if layout.index == 0 else render_scene(
             np.random.default_rng([970000 + layout.index, 1]), faces, style=style,
@@ -113,7 +119,7 @@ def test_the_photos_give_the_board_and_every_face_under_the_bundled_names(photos
         sorted(p.name for p in art_dir().glob("*.png"))
 
 
-def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, tmp_path):
+def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, photos, tmp_path):
     """chicken-1 laid coin side up in the first layout, a token left out, and a cat where the
     last layout wants an empty cell: each is named with its photo and cell, and nothing is
     cut."""
@@ -125,7 +131,7 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, tmp_
     first[7] = Label("empty")
     last = list(plan[-1].faces)
     last[-1] = Label("cat", player="white", value=1)
-    folder = _photos(tmp_path / "photos", edition, {1: first, plan[-1].index: last})
+    folder = _photos(tmp_path / "photos", edition, {1: first, plan[-1].index: last}, photos)
     with pytest.raises(EnrollError) as caught:
         cut_faces(load_photos(folder, plan), plan)
     said = "\n".join(caught.value.problems)

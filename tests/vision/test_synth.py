@@ -201,4 +201,6 @@ def test_a_hand_over_a_cats_badge_hides_the_cat():
         assert (scene.badge_covered[~cats] == 0).all()
         assert np.array_equal(scene.hidden, np.maximum(scene.covered, scene.badge_covered))
         seen += int((scene.badge_covered > scene.covered + 0.3).sum())
+        if seen and seed >= 9:  # ten scenes at least, and one such badge seen
+            break
     assert seen > 0  # a badge under the hand's edge while most of its disc is clear
