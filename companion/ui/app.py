@@ -37,6 +37,7 @@ from companion.table.session import RefereeSession
 from companion.table.watchdog import Heartbeats, Notifier, WatchdogPinger, watchdog_interval
 from companion.ui.presenters import (
     CalibratePresenter,
+    EnrollPlanPresenter,
     FinalPresenter,
     SequencePicker,
     StartPresenter,
@@ -753,6 +754,8 @@ class SettingsScreen(KioskScreen):
             for code, name in app.strings.languages.items()]))
         rows.add_widget(self._row(app.t("settings.rig_title"), [
             (app.rig_status(), app.open_calibration, False)]))
+        rows.add_widget(self._row(app.t("settings.enroll_title"), [
+            (app.t("settings.enroll_show"), app.open_enroll_plan, False)]))
         rows.add_widget(self._row(app.t("settings.reset_title"), [
             (app.t("settings.reset"), app.reset_kiosk, False)]))
         rows.add_widget(self._row(app.t("settings.pin_title"), [
@@ -797,6 +800,36 @@ class CalibrateScreen(KioskScreen):
             self.ids.camera.marks = p.marks
 
 
+class EnrollPlanScreen(KioskScreen):
+    """Settings > Your box's art: the photos to take, one layout at a time, as pictures."""
+
+    def update(self) -> None:
+        app = self.app
+        p = app.enroll_plan
+        if p is None:
+            return
+        grid = self.ids.grid
+        grid.clear_widgets()
+        for cell in p.cells():
+            box = BoxLayout(orientation="vertical", spacing=1 * app.u)
+            if cell["picture"]:
+                box.add_widget(Image(source=str(ART_DIR / cell["picture"]), fit_mode="contain"))
+                caption = Label(text=cell["caption"] or "", font_size=9 * app.u,
+                                size_hint_y=None, halign="center")
+                caption.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
+                             texture_size=lambda w, v: setattr(w, "height", v[1]))
+                box.add_widget(caption)
+            else:  # an empty cell: its place on the board, faintly
+                box.add_widget(Label(text="o", font_size=22 * app.u, color=(1, 1, 1, 0.25)))
+            grid.add_widget(box)
+        layout = p.layout
+        self.ids.title.text = app.t("enroll.title", n=p.index + 1, total=len(p.layouts),
+                                    file=layout.file_name)
+        self.ids.hint.text = app.t("enroll.empty" if p.first else "enroll.lay")
+        self.ids.previous.disabled = p.first
+        self.ids.next.disabled = p.last
+
+
 # --- the app ----------------------------------------------------------------------------------
 class KioskApp(App):
     u = NumericProperty(1.0)
@@ -824,6 +857,7 @@ class KioskApp(App):
         self.checker: SessionRunner | None = None
         self.calibrator: Calibrator | None = None
         self.calibration: CalibratePresenter | None = None
+        self.enroll_plan: EnrollPlanPresenter | None = None
         self.rig_notice = ""  # why the camera rig file cannot be used, shown on the start screen
         self.check_preview: dict[str, Any] | None = None
         self.history_stack: list[str] = []
@@ -866,7 +900,7 @@ class KioskApp(App):
                           ("reveal", RevealScreen), ("mismatch", MismatchScreen),
                           ("final", FinalScreen), ("history", HistoryScreen),
                           ("pin", PinScreen), ("settings", SettingsScreen),
-                          ("calibrate", CalibrateScreen)):
+                          ("calibrate", CalibrateScreen), ("enroll", EnrollPlanScreen)):
             manager.add_widget(cls(name=name))
 
     def screen(self, name: str) -> Any:
@@ -990,6 +1024,18 @@ class KioskApp(App):
         except RigError:
             return self.t("settings.rig_broken")
         return self.t("settings.rig_recalibrate", date=rig.created[:10])
+
+    def open_enroll_plan(self) -> None:
+        """Settings > Your box's art: the photos that will teach the reader this box."""
+        from companion.vision.enroll import enrollment_plan
+        self.enroll_plan = EnrollPlanPresenter(enrollment_plan())
+        self.show("enroll")
+        self.screen("enroll").update()
+
+    def step_enroll_plan(self, by: int) -> None:
+        if self.enroll_plan is not None:
+            self.enroll_plan.step(by)
+            self.screen("enroll").update()
 
     def open_calibration(self) -> None:
         """Settings > Camera rig: the guided check on the camera of the next game."""

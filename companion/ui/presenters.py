@@ -523,3 +523,43 @@ class CalibratePresenter:
                           for row in reading.cells for c in row]
         else:
             self.marks = ["none"] * 25
+
+
+class EnrollPlanPresenter:
+    """Settings > Your box's art: the photos that will teach the reader the box, one at a
+    time, each cell as the picture of what to lay there (the bundled art of that face, so the
+    side up shows) with its name; the empty board first."""
+
+    def __init__(self, layouts: list[Any]) -> None:
+        self.layouts = layouts
+        self.index = 0
+
+    @property
+    def layout(self) -> Any:
+        return self.layouts[self.index]
+
+    @property
+    def first(self) -> bool:
+        return self.index == 0
+
+    @property
+    def last(self) -> bool:
+        return self.index == len(self.layouts) - 1
+
+    def step(self, by: int) -> None:
+        self.index = min(max(self.index + by, 0), len(self.layouts) - 1)
+
+    def cells(self) -> list[dict[str, str | None]]:
+        """The 25 cells, row 1 first: the art file to show (None: leave it empty) and a
+        caption (a token's name, a cat's colour and value, ``?`` face down, a shopper's
+        colour)."""
+        out: list[dict[str, str | None]] = []
+        for face in self.layout.faces:
+            if face.kind == "empty":
+                out.append({"picture": None, "caption": ""})
+                continue
+            caption = {"ingredient": face.token, "coin": f"{face.token}",
+                       "cat": f"{face.player} {face.value}", "cat-back": f"{face.player} ?",
+                       "shopper": f"{face.player}"}[face.kind]
+            out.append({"picture": face.art(), "caption": caption})
+        return out

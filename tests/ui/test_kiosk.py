@@ -239,3 +239,68 @@ def test_the_french_screens_fit_too(runs):
     assert json.loads((tmp / "data" / "kiosk.json").read_text())["language"] == "fr"
     assert not report["missing"] and not report["problems"], report["problems"]
     assert not report["leaks"]
+
+
+ENROLL_SCREEN = r"""
+import json, sys
+from pathlib import Path
+from companion.ui.cli import _prepare_kivy
+_prepare_kivy((800, 480), False)
+from kivy.clock import Clock
+from kivy.core.window import Window
+from companion.ui.app import KioskApp, KioskConfig
+from companion.ui.autoplay import audit
+
+folder = Path(sys.argv[2])
+app = KioskApp(KioskConfig(data_dir=Path(sys.argv[1]), source="none"))
+seen = {}
+
+def shoot(name):
+    written = Window.screenshot(name=str(folder / "shot.png"))
+    Path(written).replace(folder / f"{name}.png")
+    screen = app.root.current_screen
+    seen[name] = {"problems": audit(app.root, (Window.width, Window.height)),
+                  "title": screen.ids.title.text,
+                  "pictures": sum(1 for box in screen.ids.grid.children
+                                  if any(type(w).__name__ == "Image" for w in box.children)),
+                  "next": not screen.ids.next.disabled}
+
+def step(dt):
+    if app.root.current != "settings" and "settings" not in seen:
+        app.show("settings")
+    elif "settings" not in seen:
+        seen["settings"] = {"problems": audit(app.root, (Window.width, Window.height))}
+    elif "empty" not in seen:
+        app.open_enroll_plan()
+        Clock.schedule_once(lambda *_: shoot("empty"), 0.3)
+    elif "coins" not in seen:
+        app.step_enroll_plan(3)
+        Clock.schedule_once(lambda *_: shoot("coins"), 0.3)
+    elif "last" not in seen:
+        app.step_enroll_plan(9)
+        Clock.schedule_once(lambda *_: shoot("last"), 0.3)
+    else:
+        print(json.dumps(seen))
+        app.stop()
+
+Clock.schedule_interval(step, 0.5)
+Clock.schedule_once(lambda *_: app.stop(), 60)
+app.run()
+"""
+
+
+def test_the_photos_that_teach_the_reader_are_shown_as_pictures(tmp_path):
+    """Settings > Your box's art: each photo of the plan, its cells as pictures of the faces
+    to lay, the empty board first; nothing overflows at 800x480."""
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
+               KIVY_HOME=str(tmp_path / "kivy"), KIVY_NO_CONSOLELOG="1")
+    out = subprocess.run([sys.executable, "-c", ENROLL_SCREEN, str(tmp_path / "data"),
+                          str(tmp_path)], env=env, capture_output=True, text=True, timeout=120)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not seen["settings"]["problems"]
+    assert seen["empty"]["pictures"] == 0 and seen["empty"]["title"].startswith("Photo 1 of 7")
+    assert seen["coins"]["pictures"] == 25 and "layout-03.jpg" in seen["coins"]["title"]
+    assert seen["last"]["pictures"] == 15 and not seen["last"]["next"]
+    for name in ("empty", "coins", "last"):
+        assert not seen[name]["problems"], seen[name]["problems"]
+        assert (tmp_path / f"{name}.png").stat().st_size > 5_000

@@ -205,3 +205,27 @@ def test_an_order_among_hundreds_is_picked_one_thing_at_a_time():
     picker.reset()
     assert picker.chosen == [] and len(picker.remaining()) == 360
     assert SequencePicker.fits(options[:10]) is None  # a short list stays a list
+
+
+def test_the_enrollment_plan_shows_each_photo_as_pictures_of_what_to_lay():
+    from companion.ui.presenters import EnrollPlanPresenter
+    from companion.ui.widgets import ART_DIR
+    from companion.vision.enroll import enrollment_plan
+
+    plan = EnrollPlanPresenter(enrollment_plan())
+    assert plan.first and all(c["picture"] is None for c in plan.cells())  # the empty board
+    plan.step(-1)
+    assert plan.index == 0
+    plan.step(1)
+    cells = plan.cells()
+    assert cells[0] == {"picture": "token-chicken-1-ingredient.png", "caption": "chicken-1"}
+    plan.step(2)
+    assert plan.cells()[4]["picture"] == "token-chicken-1-coin.png"  # the other side shown
+    plan.step(99)
+    assert plan.last and plan.index == len(plan.layouts) - 1
+    last = plan.cells()
+    assert {"picture": "cat-blue-back.png", "caption": "blue ?"} in last
+    for layout_index in range(len(plan.layouts)):
+        plan.index = layout_index
+        for cell in plan.cells():
+            assert cell["picture"] is None or (ART_DIR / cell["picture"]).is_file()
