@@ -49,10 +49,6 @@ CLEAR_BELOW = 0.08
 TRAIN_STYLE = SceneStyle(sharpen_probability=0.4, gloss_probability=0.25, sleeve_probability=0.3,
                          fringe_probability=0.3)
 
-# An enrolled edition's faces are cut from photos: the camera's blur is in them already, and
-# the scenes drawn with them add less (training from them as from sharp art blurred them twice)
-ENROLLED_BLUR = (0.0, 0.6)
-
 # The tone option (``--tone``): each crop is mapped by the board's own colours (light, white
 # balance, tone curve: companion/vision/tone.py), as the reader then does, and the scenes are
 # seen through other cameras' tone curves and white balance, which the mapping mostly undoes.
@@ -98,8 +94,6 @@ def _scene_crops(args: tuple[int, float, bool, bool, Path | None]
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
     style = BROAD_STYLE if broad else TONE_STYLE if tone else TRAIN_STYLE
-    if art is not None:  # faces cut from photos carry the camera's blur already
-        style = replace(style, blur_sigma=ENROLLED_BLUR)
     style = replace(style, hand_probability=hand_probability)
     scene = render_scene(rng, style=style, art=art)
     frame = scene.frame
