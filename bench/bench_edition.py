@@ -3,7 +3,8 @@
 Run: `.venv/bin/python bench/bench_edition.py --editions 10 --scenes 20`. Each edition is drawn
 from its own seed (companion/vision/edition.py: other pictures, palette shades, fonts, coins,
 cats, shoppers and board colours), none of them used in tuning; its scenes (15 % with a hand)
-are read by a fresh reader each, as a session starting with that box would. Prints, over all
+are read each as a session starting with that box would (nothing seen before, the edition not
+yet checked). Prints, over all
 cells: read right, read wrong with confidence, left unknown; and the boards refused as an
 edition not enrolled. With --unchecked the same scenes are read with the edition check turned
 off, to show what it prevents. --model reads with an enrolled model folder instead of the
@@ -43,13 +44,15 @@ def main() -> None:
     pin_one_core()
     counts = {"right": 0, "wrong": 0, "unknown": 0}
     refused = boards = 0
+    reader = BoardReader(args.model, threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         for e in range(args.editions):
             art = draw_edition(Path(tmp) / f"edition-{e}", args.first_edition + e)
             for i in range(args.scenes):
                 scene = render_scene(np.random.default_rng([SCENE_SEED + e, i]),
                                      style=SceneStyle(hand_probability=0.15), art=art)
-                reader = BoardReader(args.model, threads=1)
+                # a session starting with that box: nothing seen, the edition not yet checked
+                reader._seen = None
                 reader.edition_known = args.unchecked
                 reading = reader.read(scene.frame)
                 boards += 1

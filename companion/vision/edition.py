@@ -26,6 +26,9 @@ from companion.vision.geometry import BoardGeometry
 TOKEN_PX = 256  # as the bundled art: one token's diameter
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_TRIPLEX)
+# each basket colour's mark on the coin side (the component list's colour_symbols_on_coin_side)
+COIN_SYMBOLS = {"yellow": "star", "green": "triangle", "blue": "square", "pink": "diamond",
+                "grey": "hexagon", "black": "cross", "red": "wheel"}
 # the colours the components name, as hue (0..1), saturation and value
 BASE_COLOURS = {"yellow": (0.14, 0.8, 0.95), "green": (0.33, 0.7, 0.7), "blue": (0.6, 0.75, 0.8),
                 "pink": (0.92, 0.45, 0.95), "grey": (0.0, 0.0, 0.6), "black": (0.0, 0.0, 0.15),
@@ -120,18 +123,14 @@ def _badge(image: np.ndarray, style: _Style, text: str, angle: float) -> None:
 def _symbol(image: np.ndarray, kind: str, centre: tuple[float, float], size: float,
             colour: tuple[int, int, int]) -> None:
     cx, cy = centre
-    corners = {"star": 5, "triangle": 3, "square": 4, "diamond": 4, "hexagon": 6}
+    corners = {"star": 10, "triangle": 3, "square": 4, "diamond": 4, "hexagon": 6}
     if kind in corners:
         n = corners[kind]
         turn = math.pi / 4 if kind == "square" else -math.pi / 2
-        radius = [size] * n if kind != "star" else None
-        if kind == "star":
-            pts = [(cx + (size if k % 2 == 0 else size * 0.45) * math.cos(math.pi * k / 5 + turn),
-                    cy + (size if k % 2 == 0 else size * 0.45) * math.sin(math.pi * k / 5 + turn))
-                   for k in range(10)]
-        else:
-            pts = [(cx + radius[k] * math.cos(2 * math.pi * k / n + turn),
-                    cy + radius[k] * math.sin(2 * math.pi * k / n + turn)) for k in range(n)]
+        # a star's points alternate with inner corners
+        radii = [size if kind != "star" or k % 2 == 0 else size * 0.45 for k in range(n)]
+        pts = [(cx + radii[k] * math.cos(2 * math.pi * k / n + turn),
+                cy + radii[k] * math.sin(2 * math.pi * k / n + turn)) for k in range(n)]
         cv2.fillPoly(image, [np.array(pts, np.int32)], colour, cv2.LINE_AA)
     elif kind == "cross":
         w = int(size * 0.35)
@@ -163,8 +162,7 @@ def _token_face(style: _Style, components: Components, label: Label) -> np.ndarr
         cv2.circle(image, (c, c), int(c * 0.78), tuple(int(v * 0.85) for v in style.coin), 6,
                    cv2.LINE_AA)
         _text(image, str(token.coin), (c, c), TOKEN_PX * 0.42, style, (40, 40, 40))
-        symbols = food_alley_symbols(components)
-        _symbol(image, symbols.get(token.colour, "wheel"),
+        _symbol(image, COIN_SYMBOLS.get(token.colour, "wheel"),
                 (c + c * 0.55 * math.cos(style.badge_angle + math.pi),
                  c + c * 0.55 * math.sin(style.badge_angle + math.pi)), TOKEN_PX * 0.08,
                 style.colours.get(token.colour, (60, 60, 200)))
@@ -174,15 +172,6 @@ def _token_face(style: _Style, components: Components, label: Label) -> np.ndarr
         rim = tuple(int(v * 0.7) for v in style.coin)
     cv2.circle(image, (c, c), c - 6, rim, 10, cv2.LINE_AA)
     return np.dstack([image, alpha])
-
-
-def food_alley_symbols(components: Components) -> dict[str, str]:
-    """Each basket colour's symbol on the coin side (the component list's, when it has them)."""
-    symbols = getattr(components, "colour_symbols", None)
-    if symbols:
-        return dict(symbols)
-    return {"yellow": "star", "green": "triangle", "blue": "square", "pink": "diamond",
-            "grey": "hexagon", "black": "cross", "red": "wheel"}
 
 
 def _cat(style: _Style, label: Label) -> np.ndarray:

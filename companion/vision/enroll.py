@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import cv2
 import numpy as np
 
 from companion.rules.components import Components, food_alley
+from companion.rules.food_alley.market import name as cell_name
 from companion.vision.assets import Label
 
 MAX_PHOTOS = 9  # the empty board included
@@ -147,11 +149,6 @@ class CutFaces:
     where: dict[str, str]  # label name -> "layout-03.jpg, cell b2", for messages
 
 
-def cell_name(index: int) -> str:
-    """A cell as the plan prints it: column letter, row number (row 1 on the title side)."""
-    return f"{'abcde'[index % 5]}{index // 5 + 1}"
-
-
 def describe(face: Label) -> str:
     """A face in words, for messages."""
     if face.kind in ("ingredient", "coin"):
@@ -255,9 +252,13 @@ def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray) -> np.ndarray
     return np.abs(a - b).max(axis=2) > DIFFERENT_BY
 
 
+@lru_cache(maxsize=16)
 def _disc_mask(size: int, radius: float) -> np.ndarray:
+    """Pixels of a size x size square within radius of its centre (the same few, every cell)."""
     r = np.arange(size) - (size - 1) / 2
-    return (r[None, :] ** 2 + r[:, None] ** 2) <= radius ** 2
+    mask = (r[None, :] ** 2 + r[:, None] ** 2) <= radius ** 2
+    mask.setflags(write=False)
+    return mask
 
 
 def _token_centre(crop: np.ndarray, radius_px: float) -> tuple[float, float]:

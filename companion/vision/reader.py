@@ -211,14 +211,15 @@ class BoardReader:
         more checks are made: they cost about 30 ms a cell."""
         cfg = self.config
         names = {lab.name: k for k, lab in enumerate(self.model.labels)}
-        sure = sorted((c for c in cells if c["kind"] not in ("empty", "unknown", "shopper")),
-                      key=lambda c: -c["confidence"])[:int(cfg.edition_cells)]
+        # by position: a colour's face-down cats read alike
+        sure = sorted((k for k, c in enumerate(cells)
+                       if c["kind"] not in ("empty", "unknown", "shopper")),
+                      key=lambda k: -cells[k]["confidence"])[:int(cfg.edition_cells)]
         if not sure:
             return None
         matches = []
-        for cell in sure:
-            index = cells.index(cell)
-            label = names[cell_label(cell)]
+        for index in sure:
+            label = names[cell_label(cells[index])]
             crop = self.art_check.cut(frame, pose, index)
             look = self.art_check.look(crop, (label,), blur)
             matches.append(self.art_check.agreement(crop, look, label, blur))

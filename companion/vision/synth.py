@@ -188,7 +188,7 @@ def render_board(layout: list[Label], rng: np.random.Generator,
         angle = float(rng.uniform(0, 360))
         shadow = (shadow_dir[0] * 3, shadow_dir[1] * 3, 0.35)
         if lab.kind == "shopper":
-            coin = _random_coin(rng)
+            coin = _random_coin(rng)  # drawn either way: the scene's other draws stay the same
             if st.shopper_on_coin:
                 _composite(board, load_art(art_name(coin, art)), centre, token_px, angle,
                            shadow=shadow)

@@ -200,52 +200,45 @@ def _augment(x, generator, broad: bool = False):  # noqa: ANN001, ANN202
     return torch.roll(x, shifts=(dy, dx), dims=(2, 3))
 
 
-def train(out_dir: Path, config: TrainConfig | None = None,
-          log: Callable[[str], None] = print) -> dict:
-    """Render, train, export ``cells.onnx`` and ``cells.json`` into out_dir; returns metadata."""
+def _progress(label: str, started: float, log: Callable[[str], None], bar: bool = True
+              ) -> Callable[[int, int], None]:
+    """A render progress callback: a bar every twentieth of the scenes, or a plain count every
+    tenth."""
+    def show(n: int, total: int) -> None:
+        if bar and (n == total or n % max(1, total // 20) == 0):
+            width = 30
+            done = int(width * n / total)
+            log(f"{label} [{'#' * done}{'.' * (width - done)}] {n}/{total} scenes "
+                f"({time.time() - started:.0f} s)")
+        elif not bar and (n == total or n % max(1, total // 10) == 0):
+            log(f"{label}: {n}/{total} scenes ({time.time() - started:.0f} s)")
+    return show
+
+
+def _fit(model, x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray,  # noqa: ANN001
+         y_val: np.ndarray, *, epochs: int, batch: int, lr: float, seed: int, broad: bool,
+         after_epoch: Callable[[int, float, float], None]) -> float:
+    """Train with AdamW and a one-cycle rate, crops augmented and turned a random quarter;
+    ``after_epoch(epoch, mean loss, validation accuracy)``; returns the last accuracy."""
     import torch
 
-    cfg = config or TrainConfig()
-    torch.manual_seed(cfg.seed)
-    torch.set_num_threads(max(1, cfg.workers))
-    names = label_names()
-    started = time.time()
-
-    def bar(label: str) -> Callable[[int, int], None]:
-        def show(n: int, total: int) -> None:
-            if n == total or n % max(1, total // 20) == 0:
-                width = 30
-                done = int(width * n / total)
-                log(f"{label} [{'#' * done}{'.' * (width - done)}] {n}/{total} scenes "
-                    f"({time.time() - started:.0f} s)")
-        return show
-
-    x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
-                                      hand_probability=cfg.hand_probability,
-                                      workers=cfg.workers, progress=bar("render train"),
-                                      broad=cfg.broad, tone=cfg.tone)
-    x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
-                                  hand_probability=cfg.hand_probability, workers=cfg.workers,
-                                  progress=bar("render val"), broad=cfg.broad, tone=cfg.tone)
-    log(f"data: {len(x_train)} training crops, {len(x_val)} validation crops")
-    model = build_model(len(names))
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    steps = cfg.epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    steps = epochs * ((len(x_train) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
-    gen = torch.Generator().manual_seed(cfg.seed)
+    gen = torch.Generator().manual_seed(seed)
     xt = torch.from_numpy(x_train)  # uint8 NHWC: a quarter of the memory; batches are converted
     yt = torch.from_numpy(y_train).long()
     xv = _to_tensor(x_val)
     yv = torch.from_numpy(y_val).long()
     accuracy = 0.0
-    for epoch in range(cfg.epochs):
+    for epoch in range(epochs):
         model.train()
         order = torch.randperm(len(xt), generator=gen)
         total = 0.0
-        for i in range(0, len(order), cfg.batch):
-            idx = order[i:i + cfg.batch]
-            xb = _augment(_to_tensor(xt[idx].numpy()), gen, cfg.broad)
+        for i in range(0, len(order), batch):
+            idx = order[i:i + batch]
+            xb = _augment(_to_tensor(xt[idx].numpy()), gen, broad)
             # quarter turns are free data: tokens lie at any rotation
             k = int(torch.randint(0, 4, (1,), generator=gen))
             xb = torch.rot90(xb, k, dims=(2, 3))
@@ -259,10 +252,14 @@ def train(out_dir: Path, config: TrainConfig | None = None,
         with torch.no_grad():
             pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
         accuracy = float((pred == yv).float().mean())
-        log(f"epoch {epoch + 1}/{cfg.epochs}: loss {total / len(xt):.4f}, validation accuracy "
-            f"{accuracy:.4f} ({time.time() - started:.0f} s)")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    float_path = out_dir / FLOAT_MODEL
+        after_epoch(epoch, total / len(xt), accuracy)
+    return accuracy
+
+
+def _export(model, float_path: Path) -> None:  # noqa: ANN001
+    """The float network as ONNX (input ``crops``, output ``logits``, any batch)."""
+    import torch
+
     model.eval()
     with warnings.catch_warnings():  # the TorchScript exporter needs no onnxscript
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -270,27 +267,76 @@ def train(out_dir: Path, config: TrainConfig | None = None,
                           input_names=["crops"], output_names=["logits"],
                           dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
                           opset_version=17, dynamo=False)
+
+
+def train(out_dir: Path, config: TrainConfig | None = None,
+          log: Callable[[str], None] = print) -> dict:
+    """Render, train, export ``cells.onnx`` and ``cells.json`` into out_dir; returns metadata."""
+    import torch
+
+    cfg = config or TrainConfig()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(max(1, cfg.workers))
+    names = label_names()
+    started = time.time()
+
+    def bar(label: str) -> Callable[[int, int], None]:
+        return _progress(label, started, log)
+
+    x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
+                                      hand_probability=cfg.hand_probability,
+                                      workers=cfg.workers, progress=bar("render train"),
+                                      broad=cfg.broad, tone=cfg.tone)
+    x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
+                                  hand_probability=cfg.hand_probability, workers=cfg.workers,
+                                  progress=bar("render val"), broad=cfg.broad, tone=cfg.tone)
+    log(f"data: {len(x_train)} training crops, {len(x_val)} validation crops")
+    model = build_model(len(names))
+
+    def report(epoch: int, loss: float, accuracy: float) -> None:
+        log(f"epoch {epoch + 1}/{cfg.epochs}: loss {loss:.4f}, validation accuracy "
+            f"{accuracy:.4f} ({time.time() - started:.0f} s)")
+
+    accuracy = _fit(model, x_train, y_train, x_val, y_val, epochs=cfg.epochs, batch=cfg.batch,
+                    lr=cfg.lr, seed=cfg.seed, broad=cfg.broad, after_epoch=report)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    float_path = out_dir / FLOAT_MODEL
+    _export(model, float_path)
     onnx_path = out_dir / "cells.onnx"
     quantised_accuracy = quantise(float_path, onnx_path, x_val, y_val)
     log(f"8-bit model: validation accuracy {quantised_accuracy:.4f} (float {accuracy:.4f})")
+    meta = _write_metadata(out_dir, names, cfg, len(x_train), len(x_val), accuracy,
+                           quantised_accuracy, started, tone=cfg.tone,
+                           recipe=("broad" if cfg.broad else "default")
+                           + (" + tone" if cfg.tone else ""))
+    log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and cells.json")
+    return meta
+
+
+def _write_metadata(out_dir: Path, names: list[str], cfg: TrainConfig | FineTuneConfig,
+                    train_crops: int, validation_crops: int, accuracy: float,
+                    quantised_accuracy: float, started: float, *, tone: bool, recipe: str
+                    ) -> dict:
+    """cells.json beside a model just trained: its labels, input and how it was made."""
+    import torch
+
     meta = {
         "labels": names,
         "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
-                  "mean": MEAN, "std": STD, **({"tone": "board"} if cfg.tone else {})},
+                  "mean": MEAN, "std": STD, **({"tone": "board"} if tone else {})},
         "seed": cfg.seed,
         "train_scenes": cfg.scenes,
-        "train_crops": int(len(x_train)),
-        "validation_crops": int(len(x_val)),
+        "train_crops": int(train_crops),
+        "validation_crops": int(validation_crops),
         "validation_accuracy": round(quantised_accuracy, 5),
         "validation_accuracy_fp32": round(accuracy, 5),
         "quantisation": QUANTISATION,
         "epochs": cfg.epochs,
-        "recipe": ("broad" if cfg.broad else "default") + (" + tone" if cfg.tone else ""),
+        "recipe": recipe,
         "torch": torch.__version__,
         "seconds": round(time.time() - started),
     }
     (out_dir / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    log(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.2f} MB) and cells.json")
     return meta
 
 
@@ -433,10 +479,7 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
     started = time.time()
 
     def bar(label: str) -> Callable[[int, int], None]:
-        def show(n: int, total: int) -> None:
-            if n == total or n % max(1, total // 10) == 0:
-                log(f"{label}: {n}/{total} scenes ({time.time() - started:.0f} s)")
-        return show
+        return _progress(label, started, log, bar=False)
 
     x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
                                       hand_probability=cfg.hand_probability,
@@ -447,58 +490,18 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
                                   progress=bar("drawing scenes to check on"), art=art)
     model = build_folded_model(len(names))
     load_onnx_weights(model, base / FLOAT_MODEL)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=1e-4)
-    steps = cfg.epochs * ((len(x_train) + cfg.batch - 1) // cfg.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=steps)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    gen = torch.Generator().manual_seed(cfg.seed)
-    xt = torch.from_numpy(x_train)
-    yt = torch.from_numpy(y_train).long()
-    xv = _to_tensor(x_val)
-    yv = torch.from_numpy(y_val).long()
-    accuracy = 0.0
-    for epoch in range(cfg.epochs):
-        model.train()
-        order = torch.randperm(len(xt), generator=gen)
-        for i in range(0, len(order), cfg.batch):
-            idx = order[i:i + cfg.batch]
-            xb = _augment(_to_tensor(xt[idx].numpy()), gen, broad=True)
-            xb = torch.rot90(xb, int(torch.randint(0, 4, (1,), generator=gen)), dims=(2, 3))
-            loss = loss_fn(model(xb), yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-        model.eval()
-        with torch.no_grad():
-            pred = torch.cat([model(xv[i:i + 512]).argmax(1) for i in range(0, len(xv), 512)])
-        accuracy = float((pred == yv).float().mean())
+
+    def report(epoch: int, _loss: float, accuracy: float) -> None:
         log(f"learning: pass {epoch + 1}/{cfg.epochs}, {100 * accuracy:.1f} % of the check "
             f"crops right ({time.time() - started:.0f} s)")
+
+    accuracy = _fit(model, x_train, y_train, x_val, y_val, epochs=cfg.epochs, batch=cfg.batch,
+                    lr=cfg.lr, seed=cfg.seed, broad=True, after_epoch=report)
     out_dir.mkdir(parents=True, exist_ok=True)
     float_path = out_dir / FLOAT_MODEL
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, torch.zeros(1, 3, CROP_PX, CROP_PX), str(float_path),
-                          input_names=["crops"], output_names=["logits"],
-                          dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}},
-                          opset_version=17, dynamo=False)
+    _export(model, float_path)
     quantised_accuracy = quantise(float_path, out_dir / "cells.onnx", x_val, y_val)
-    meta = {
-        "labels": names,
-        "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
-                  "mean": MEAN, "std": STD},
-        "recipe": "enrolled: the bundled network trained further on the edition's art",
-        "seed": cfg.seed,
-        "train_scenes": cfg.scenes,
-        "train_crops": int(len(x_train)),
-        "validation_crops": int(len(x_val)),
-        "validation_accuracy": round(quantised_accuracy, 5),
-        "validation_accuracy_fp32": round(accuracy, 5),
-        "quantisation": QUANTISATION,
-        "epochs": cfg.epochs,
-        "torch": torch.__version__,
-        "seconds": round(time.time() - started),
-    }
-    (out_dir / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-    return meta
+    return _write_metadata(out_dir, names, cfg, len(x_train), len(x_val), accuracy,
+                           quantised_accuracy, started, tone=False,
+                           recipe="enrolled: the bundled network trained further on the "
+                                  "edition's art")
