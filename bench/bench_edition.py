@@ -30,6 +30,35 @@ EDITION_SEED = 600  # editions 500-509 were looked at while the check was made
 SCENE_SEED = 920_000
 
 
+def read_scenes(reader: BoardReader, art: Path | None, scenes: int, seed: int, *,
+                edition_known: bool = False) -> dict[str, int]:
+    """Read fresh scenes of an edition (15 % with a hand), each as a session starting with
+    that box would (nothing seen before; the edition checked unless ``edition_known``). Counts
+    of cells right, wrong, left unknown, left unknown with no hand over them (abstained), and
+    of boards, boards all correct and boards refused as an edition not enrolled."""
+    counts = dict.fromkeys(("right", "wrong", "unknown", "abstained", "boards", "all_correct",
+                            "refused"), 0)
+    for i in range(scenes):
+        scene = render_scene(np.random.default_rng([seed, i]),
+                             style=SceneStyle(hand_probability=0.15), art=art)
+        reader._seen = None
+        reader.edition_known = edition_known
+        reading = reader.read(scene.frame)
+        counts["boards"] += 1
+        counts["refused"] += bool(reading.reason and "not enrolled" in reading.reason)
+        flat = [c for row in reading.cells for c in row]
+        ok = True
+        for got, truth, hidden in zip(flat, scene.cells, scene.hidden, strict=True):
+            seen = verdict(cell_label(got), truth, hidden)
+            name = cell_label(got)
+            counts["wrong" if seen == "wrong" else
+                   "unknown" if name == "unknown" else "right"] += 1
+            counts["abstained"] += seen == "abstained"
+            ok = ok and seen is None
+        counts["all_correct"] += ok
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -42,34 +71,25 @@ def main() -> None:
                         help="turn the edition check off (to see what it prevents)")
     args = parser.parse_args()
     pin_one_core()
-    counts = {"right": 0, "wrong": 0, "unknown": 0}
-    refused = boards = 0
+    counts: dict[str, int] = {}
     reader = BoardReader(args.model, threads=1)
     with tempfile.TemporaryDirectory() as tmp:
         for e in range(args.editions):
             art = draw_edition(Path(tmp) / f"edition-{e}", args.first_edition + e)
-            for i in range(args.scenes):
-                scene = render_scene(np.random.default_rng([SCENE_SEED + e, i]),
-                                     style=SceneStyle(hand_probability=0.15), art=art)
-                # a session starting with that box: nothing seen, the edition not yet checked
-                reader._seen = None
-                reader.edition_known = args.unchecked
-                reading = reader.read(scene.frame)
-                boards += 1
-                refused += bool(reading.reason and "not enrolled" in reading.reason)
-                flat = [c for row in reading.cells for c in row]
-                for got, truth, hidden in zip(flat, scene.cells, scene.hidden, strict=True):
-                    seen = verdict(cell_label(got), truth, hidden)
-                    name = cell_label(got)
-                    counts["wrong" if seen == "wrong" else
-                           "unknown" if name == "unknown" else "right"] += 1
-    cells = sum(counts.values())
+            for key, n in read_scenes(reader, art, args.scenes, SCENE_SEED + e,
+                                      edition_known=args.unchecked).items():
+                counts[key] = counts.get(key, 0) + n
+    boards, refused = counts["boards"], counts["refused"]
+    cells = boards * 25
     print(f"{args.editions} editions x {args.scenes} scenes"
           f"{' (edition check off)' if args.unchecked else ''}: cells read right "
           f"{100 * counts['right'] / cells:.1f} %, wrong with confidence "
           f"{100 * counts['wrong'] / cells:.1f} %, left unknown "
           f"{100 * counts['unknown'] / cells:.1f} %; boards refused as not enrolled "
           f"{refused} of {boards}")
+    print(f"cell error (wrong, or left unknown with no hand over it) "
+          f"{100 * (counts['wrong'] + counts['abstained']) / cells:.2f} %, confident-wrong "
+          f"{100 * counts['wrong'] / cells:.2f} %")
 
 
 if __name__ == "__main__":

@@ -306,8 +306,25 @@ def _cmd_scan(args: argparse.Namespace) -> int:
 
 
 def _cmd_enroll(args: argparse.Namespace) -> int:
-    from companion.vision.enroll import PlanError, enrollment_plan, plan_json
+    from companion.vision.enroll import EnrollError, PlanError, enroll, enrollment_plan, plan_json
 
+    if args.action != "plan":
+        if args.photos is None or args.out is None:
+            print("companion enroll: give --photos DIR (the plan's photos, layout-00.jpg ...) "
+                  "and --out MODEL_DIR (a new folder), or `plan` to see what to photograph",
+                  file=sys.stderr)
+            return 2
+        try:
+            meta = enroll(args.photos, args.out, log=lambda line: print(line, flush=True))
+        except EnrollError as exc:
+            print("companion enroll: nothing was written:", file=sys.stderr)
+            for problem in exc.problems:
+                print(f"  {problem}", file=sys.stderr)
+            return 1
+        print(f"done: {args.out} reads your edition ({meta['edition']['photo_cells_read_right']}"
+              " cells of your photos read as the plan has them). Use it with --model "
+              f"{args.out} (scan, referee, calibrate, kiosk).")
+        return 0
     try:
         layouts = enrollment_plan()
     except PlanError as exc:
@@ -411,7 +428,11 @@ def build_parser() -> argparse.ArgumentParser:
     scan.add_argument("--model", help="folder with cells.onnx, cells.json, reader.yaml")
     scan.set_defaults(func=_cmd_scan)
     enroll = sub.add_parser("enroll", help="teach the reader your edition's art from photos")
-    enroll.add_argument("action", choices=["plan"], help="plan: the layouts to photograph")
+    enroll.add_argument("action", nargs="?", choices=["plan"],
+                        help="plan: the layouts to photograph (without it: learn from them)")
+    enroll.add_argument("--photos", type=Path,
+                        help="the folder of the plan's photos: layout-00.jpg, layout-01.jpg, ...")
+    enroll.add_argument("--out", type=Path, help="the new model folder to write")
     enroll.add_argument("--json", action="store_true", help="the plan as one JSON object")
     enroll.set_defaults(func=_cmd_enroll)
     train = sub.add_parser("train", help="train the cell classifier (needs the train extra)")

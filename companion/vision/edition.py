@@ -267,3 +267,31 @@ def draw_edition(folder: Path, seed: int, components: Components | None = None) 
             image = _shopper(style, label)
         cv2.imwrite(str(folder / name), image)
     return folder
+
+
+def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
+                like: Path | None = None) -> Path:
+    """The enrollment plan's photos of an edition (``art``) as one rig takes them: one camera
+    pose for all, drawn from ``seed``, the light drawn afresh for each, no hands; a shopper
+    stands alone. ``changed``: {layout index: faces} laid instead of the plan's, the other
+    photos copied from the folder ``like`` when given. Returns the folder."""
+    import shutil
+
+    from companion.vision.enroll import enrollment_plan
+    from companion.vision.synth import SceneStyle, render_scene
+
+    plan = enrollment_plan()
+    style = SceneStyle(hand_probability=0.0, shopper_on_coin=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    first = render_scene(np.random.default_rng([970000, seed]), list(plan[0].faces),
+                         style=style, art=art)
+    for layout in plan:
+        if like is not None and layout.index not in (changed or {}):
+            shutil.copy(like / layout.file_name, folder / layout.file_name)
+            continue
+        faces = (changed or {}).get(layout.index, list(layout.faces))
+        scene = first if layout.index == 0 else render_scene(
+            np.random.default_rng([970000 + layout.index, seed]), faces, style=style,
+            art=art, pose=first.pose)
+        cv2.imwrite(str(folder / layout.file_name), scene.frame)
+    return folder

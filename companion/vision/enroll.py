@@ -21,6 +21,7 @@ import numpy as np
 from companion.rules.components import Components, food_alley
 from companion.rules.food_alley.market import name as cell_name
 from companion.vision.assets import Label
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA
 
 MAX_PHOTOS = 9  # the empty board included
 CELLS = 25
@@ -117,6 +118,21 @@ def plan_json(layouts: list[Layout]) -> dict[str, Any]:
 FACE_PX = 256  # a face's art: one token's diameter, as the bundled art
 BOARD_PPM = 4.0  # the board's art (ART_PX_PER_MM)
 CENTRE_SEARCH_MM = 5.0  # how far from its cell's centre a token may lie
+PAWN_REACH = 1.15  # a shopper stands within this many token radii of its cell's centre
+PAWN_PART = 0.1  # parts of a pawn's cut at least this share of its largest part are kept
+# a shadow: ground only darker (each channel this share of the empty board's, to within
+# SHADOW_HUE of each other)
+SHADOW_RATIO = (0.3, 0.9)
+SHADOW_HUE = 0.12
+LIGHT_ROUNDS = 2
+# empty boards the renderer draws to match its light to the photos' (the light drawn afresh
+# for each: the median of 24 is within about 4 % of the renderer's; full frames, as the
+# training's: at a quarter of the pixels the ground came out 6 % off)
+LIGHT_SCENES = 24
+LIGHT_SEED = 975_000
+GROUND_PPM = 2.0  # the ground round the sockets is measured at this resolution
+UNSHARP = 1.0  # how much of a face's blur the cut takes back (see _sharpened)
+DISC_SIZES = (0.94, 0.97, 1.0, 1.03, 1.06)  # a token's size as seen, times the list's
 # a cell differs from the empty board where some colour channel differs by this much (grey
 # levels, both blurred a little, matched on the ground between RING_MM from the cell's centre,
 # outside the socket); occupied when the disc holds OCCUPIED_SHARE of such pixels, empty under
@@ -147,6 +163,7 @@ class CutFaces:
     board: np.ndarray
     faces: dict[str, np.ndarray]
     where: dict[str, str]  # label name -> "layout-03.jpg, cell b2", for messages
+    ground: np.ndarray  # the board's plain ground in the photos (BGR), all of them together
 
 
 def describe(face: Label) -> str:
@@ -178,6 +195,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     locator = locator or Locator(g)
     problems: list[str] = []
     poses: dict[int, np.ndarray] = {}
+    blur_mm: dict[int, float] = {}
     for layout in layouts:
         frame = photos.get(layout.index)
         if frame is None:
@@ -185,32 +203,37 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                             "shows")
             continue
         try:
-            poses[layout.index] = locator.locate(frame).pose
+            found = locator.locate(frame)
         except BoardNotFoundError as exc:
             problems.append(f"{layout.file_name}: no board found ({exc.reason})")
+            continue
+        poses[layout.index], blur_mm[layout.index] = found.pose, found.edge_blur_mm
     if problems:
         raise EnrollError(problems)
+    centres = g.centres.reshape(-1, 2)
+    # the board's plain ground round each socket, in every photo; their median is the colour
+    # every face and the board are lit to: the light of one photo, or of one corner, comes off
+    grounds = {k: _ground_colours(photos[k], poses[k], centres) for k in poses}
+    ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
-    board = rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board))
+    board = _lit_board(rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board)),
+                       centres, grounds[0], ground)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
-    centres = g.centres.reshape(-1, 2)
     faces: dict[str, np.ndarray] = {}
     where: dict[str, str] = {}
     profiles: dict[str, np.ndarray] = {}
-    bare_cells: dict[int, np.ndarray] = {}
+    size = int(round(2 * half * ppm))
+    ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
+    bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
+                          (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
             origin = (cx - half, cy - half)
             seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
-            if index not in bare_cells:  # the empty board's cell, cut once for every layout
-                bare_cells[index] = rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
-                                            origin).astype(np.float32)
             bare = bare_cells[index]
-            size = seen.shape[0]
-            ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
             differs = _differs(seen, bare, ring)
             share = float(differs[_disc_mask(size, g.token / 2 * 0.9 * ppm)].mean())
             place = f"{layout.file_name}, cell {cell_name(index)}"
@@ -223,23 +246,173 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                                 f"looks {'empty' if share < EMPTY_SHARE else 'nearly empty'}")
                 continue
             if face.kind == "shopper":
-                cut = _cut_pawn(seen, differs, ppm, g.token)
+                lit = _lit_evenly(seen, np.median(seen[ring], axis=0), ground)
+                lit_bare = _lit_evenly(bare, np.median(bare[ring], axis=0), ground)
+                cut = _cut_pawn(lit.astype(np.float32), lit_bare.astype(np.float32), differs,
+                                ppm, g.token)
             else:
-                x, y = _token_centre(seen, g.token / 2 * ppm)
-                at = (origin[0] + x / ppm - g.token / 2, origin[1] + y / ppm - g.token / 2)
-                disc = rectify(frame, pose, ppm, (g.token, g.token), at)
+                x, y, r = _token_disc(differs, g.token / 2 * ppm, CENTRE_SEARCH_MM * ppm)
+                seen_mm = 2 * r / ppm  # the token's diameter as seen, cut to FACE_PX
+                at = (origin[0] + x / ppm - seen_mm / 2, origin[1] + y / ppm - seen_mm / 2)
+                disc = rectify(frame, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
+                disc = _sharpened(disc, blur_mm[layout.index] * FACE_PX / seen_mm)
+                disc = _lit_evenly(disc, np.median(seen[ring], axis=0), ground)
                 # short of the rim's outer edge, where the token's own shadow begins
                 cut = np.dstack([disc, (_disc_mask(FACE_PX, FACE_PX / 2 * 0.97) * 255)
                                  .astype(np.uint8)])
                 if face.kind in ("ingredient", "coin"):
-                    profiles[face.name] = _profile(disc.astype(np.float32),
-                                                   np.median(seen[ring], axis=0))
+                    profiles[face.name] = _profile(disc.astype(np.float32), ground)
             faces[face.name] = cut
             where[face.name] = place
     problems += _sides_misplaced(profiles, where)
     if problems:
         raise EnrollError(problems)
-    return CutFaces(board, faces, where)
+    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground)
+
+
+# --- one design, many faces: turned alike, and each photo's accidents outvoted --------------
+TURN_PX = 64  # faces are turned onto each other at this size
+MARKS_PX = 128  # and the coins' marks, which are small, at this
+COARSE_TURN_DEG = 3.0
+# a face's pixel is its own where it differs from its family's median by this much (grey
+# levels, after a slight blur), the median's where it differs by less than SAME_BELOW
+OWN_ABOVE = 30.0
+SAME_BELOW = 12.0
+
+
+def design_families(components: Components) -> list[list[str]]:
+    """Faces printed to one design up to a number or a colour (label names): the ingredient
+    sides of one ingredient (the price and the basket differ), the coin sides of one price
+    (the ingredient's marks differ), a player's cats face up and face down (the number, or a
+    paw). Each list's first face is the one the others are turned onto."""
+    c = components
+    groups: dict[str, list[str]] = {}
+    for t in c.tokens:
+        groups.setdefault(f"ingredient {t.ingredient}", []).append(
+            Label("ingredient", token=t.id).name)
+        groups.setdefault(f"coin {t.price}", []).append(Label("coin", token=t.id).name)
+    for p in c.player_colours:
+        groups[f"cat {p}"] = ([Label("cat", player=p, value=v).name for v in c.cat_values]
+                              + [Label("cat-back", player=p).name])
+    return [names for names in groups.values() if len(names) > 1]
+
+
+def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str, np.ndarray]:
+    """Each family of one design (:func:`design_families`) turned onto its first face, and
+    again onto the median of them all; then every pixel where a face looks like that median
+    taken from it: a glare, a shadow, a speck of one photo is outvoted by the others, and
+    only what differs by design (a number, a basket, a mark) stays each face's own. The coin
+    sides' families (one per price) are then turned onto each other by their marks
+    (:func:`_turn_prices_alike`), so that every coin lies alike, as the closer look compares
+    them. Faces not cut are left
+    out."""
+    tidy = dict(faces)
+    marks: dict[str, np.ndarray] = {}  # each face less its family's median: what is its own
+    for names in design_families(components):
+        present = [n for n in names if n in faces]
+        if len(present) < 3:
+            continue
+        first = faces[present[0]]
+        turned = [first] + [_turned_onto(faces[n], first) for n in present[1:]]
+        # then each onto the family's median, a steadier reference than any one photo's face
+        median = np.median(np.stack([f[:, :, :3] for f in turned]), axis=0).astype(np.uint8)
+        reference = np.dstack([median, first[:, :, 3]])
+        turned = [_turned_onto(f, reference) for f in turned]
+        colours = np.stack([f[:, :, :3].astype(np.float32) for f in turned])
+        median = np.median(colours, axis=0)
+        smooth_median = cv2.GaussianBlur(median, (0, 0), 2)
+        for name, face, colour in zip(present, turned, colours, strict=True):
+            apart = np.abs(cv2.GaussianBlur(colour, (0, 0), 2) - smooth_median).max(axis=2)
+            own = np.clip((apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1)
+            own = cv2.GaussianBlur(own, (0, 0), 1.5)[:, :, None]
+            mixed = own * colour + (1 - own) * median
+            tidy[name] = np.dstack([np.clip(mixed, 0, 255).astype(np.uint8), face[:, :, 3]])
+            marks[name] = colour - median
+    return _turn_prices_alike(tidy, marks, components)
+
+
+def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray],
+                       components: Components) -> dict[str, np.ndarray]:
+    """The coin sides of each price turned onto the first price's: one ingredient's coins
+    bear the same marks whatever their value, so the turn is the one under which, summed over
+    the ingredients, each coin's own marks (its face less its price's median: the value
+    taken out), where they lie whatever their colours, best meet those of the same
+    ingredient's coin of the first price."""
+    by_price: dict[int, dict[str, str]] = {}
+    for t in components.tokens:
+        name = Label("coin", token=t.id).name
+        if name in marks:
+            by_price.setdefault(t.price, {})[t.ingredient] = name
+    if len(by_price) < 2:
+        return faces
+    prices = sorted(by_price)
+    first = by_price[prices[0]]
+    mask = _disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
+
+    def small(name: str) -> np.ndarray:  # where it differs, whatever the colours
+        apart = cv2.resize(marks[name], (MARKS_PX, MARKS_PX), interpolation=cv2.INTER_AREA)
+        return np.abs(apart).max(axis=2)
+
+    centre = ((MARKS_PX - 1) / 2, (MARKS_PX - 1) / 2)
+    out = dict(faces)
+    for price in prices[1:]:
+        pairs = [(small(first[i]), small(n)) for i, n in by_price[price].items() if i in first]
+        if len(pairs) < 2:
+            continue
+
+        def score(angle: float, pairs: list = pairs) -> float:
+            m = cv2.getRotationMatrix2D(centre, angle, 1.0)
+            total = 0.0
+            for target, image in pairs:
+                turned = cv2.warpAffine(image, m, (MARKS_PX, MARKS_PX))
+                a, b = turned[mask], target[mask]
+                total += float(np.mean((a - a.mean()) * (b - b.mean()))
+                               / (a.std() * b.std() + 1e-6))
+            return total
+
+        best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
+        best = max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25),
+                   key=score)
+        for name in by_price[price].values():
+            out[name] = _turned(faces[name], float(best))
+    return out
+
+
+def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``face`` (BGRA) turned about its centre to lie as ``reference`` does: the turn whose
+    grey levels correlate best inside the disc, every COARSE_TURN_DEG, then to a quarter
+    degree near it."""
+    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+
+    def grey(image: np.ndarray) -> np.ndarray:
+        small = cv2.resize(image[:, :, :3], (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)
+        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+    def standard(values: np.ndarray) -> np.ndarray:
+        v = values[mask]
+        return (v - v.mean()) / (v.std() + 1e-6)
+
+    target = standard(grey(reference))
+    small = grey(face)
+    centre = ((TURN_PX - 1) / 2, (TURN_PX - 1) / 2)
+
+    def score(angle: float) -> float:
+        m = cv2.getRotationMatrix2D(centre, angle, 1.0)
+        turned = cv2.warpAffine(small, m, (TURN_PX, TURN_PX), borderMode=cv2.BORDER_REPLICATE)
+        return float(np.mean(standard(turned) * target))
+
+    best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
+    best = max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25), key=score)
+    return _turned(face, float(best))
+
+
+def _turned(face: np.ndarray, angle: float) -> np.ndarray:
+    """A face (BGRA, its disc centred) turned about its centre by angle degrees."""
+    c = (face.shape[1] - 1) / 2
+    m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+    colour = cv2.warpAffine(face[:, :, :3], m, face.shape[1::-1], flags=cv2.INTER_CUBIC,
+                            borderMode=cv2.BORDER_REPLICATE)
+    return np.dstack([colour, face[:, :, 3]])
 
 
 def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray) -> np.ndarray:
@@ -261,39 +434,102 @@ def _disc_mask(size: int, radius: float) -> np.ndarray:
     return mask
 
 
-def _token_centre(crop: np.ndarray, radius_px: float) -> tuple[float, float]:
-    """Where a token's rim lies in a cell's crop (px): the centre whose circle of the token's
-    radius runs along the strongest edges, searched near the crop's centre (every 4 px, then
-    every pixel near the best)."""
-    grey = cv2.cvtColor(crop.astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey = cv2.GaussianBlur(grey, (0, 0), 1.5)
-    edges = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1))
-    size = crop.shape[0]
-    angles = np.linspace(0, 2 * np.pi, 90, endpoint=False)
-    ring = (np.stack([np.cos(angles), np.sin(angles)], axis=1) * radius_px).astype(np.float32)
-    at = np.array([(size - 1) / 2, (size - 1) / 2], np.float32)
-    for step, span in ((4.0, size / 2 - radius_px - 2), (1.0, 4.0)):
-        offsets = np.arange(-span, span + 0.1, step, dtype=np.float32)
-        grid = np.stack(np.meshgrid(offsets, offsets), axis=-1).reshape(-1, 2) + at
-        points = grid[:, None, :] + ring[None]  # (centres, 90, 2)
-        inside = (points.min(axis=(1, 2)) >= 0) & (points.max(axis=(1, 2)) <= size - 1)
-        if not inside.any():
-            break
-        grid, points = grid[inside], points[inside]
-        scores = cv2.remap(edges, points[..., 0], points[..., 1], cv2.INTER_LINEAR).mean(axis=1)
-        at = grid[int(np.argmax(scores))]
-    return float(at[0]), float(at[1])
+def _token_disc(differs: np.ndarray, radius_px: float, reach_px: float
+                ) -> tuple[float, float, float]:
+    """Where a token lies in a cell's crop and how large it looks (x, y, radius in px), its
+    centre within reach_px of the crop's: the disc that holds the most of what differs from
+    the empty board, with the least of it just outside (a matched filter over the difference,
+    at sizes a few percent either side of the component list's: a box's tokens may be printed
+    a little larger or smaller). Printed rings on the token or the socket cannot pull it: they
+    are in both photos or in neither."""
+    mask = differs.astype(np.float32)
+    near = _disc_mask(mask.shape[0], reach_px)  # a token lies in its socket, a few mm off
+    best = (-2.0, 0.0, 0.0, radius_px)
+    for factor in DISC_SIZES:
+        r = radius_px * factor
+        k = int(np.ceil(r * 1.15)) * 2 + 1
+        d = np.hypot(*(np.mgrid[0:k, 0:k] - (k - 1) / 2))
+        inner = (d <= r).astype(np.float32)
+        outer = ((d > r) & (d <= r * 1.15)).astype(np.float32)
+        response = cv2.filter2D(mask, -1, inner / inner.sum() - outer / outer.sum(),
+                                borderType=cv2.BORDER_CONSTANT)
+        response[~near] = -2.0
+        y, x = np.unravel_index(int(np.argmax(response)), response.shape)
+        if response[y, x] > best[0]:
+            best = (float(response[y, x]), float(x), float(y), r)
+    return best[1], best[2], best[3]
 
 
-def _cut_pawn(seen: np.ndarray, differs: np.ndarray, ppm: float, token_mm: float
-              ) -> np.ndarray:
+def _ground_colours(frame: np.ndarray, pose: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """The median colour (BGR) of the plain ground round each socket (between RING_MM from
+    its centre), cut at GROUND_PPM: (cells, 3)."""
+    from companion.vision.geometry import rectify
+
+    half = RING_MM[1] + 0.5
+    size = int(round(2 * half * GROUND_PPM))
+    ring = (_disc_mask(size, RING_MM[1] * GROUND_PPM)
+            & ~_disc_mask(size, RING_MM[0] * GROUND_PPM))
+    return np.array([np.median(rectify(frame, pose, GROUND_PPM, (2 * half, 2 * half),
+                                       (cx - half, cy - half))[ring], axis=0)
+                     for cx, cy in centres], np.float32)
+
+
+def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground: np.ndarray
+               ) -> np.ndarray:
+    """The empty board's photo (rectified at BOARD_PPM) lit evenly: the light across it, a
+    smooth surface (a quadratic in x and y, channel by channel) through the ground's colour
+    round each socket, divided out and ``ground`` put in its place."""
+    x, y = centres[:, 0], centres[:, 1]
+    terms = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
+    coef, *_ = np.linalg.lstsq(terms, seen, rcond=None)
+    h, w = board.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32) / BOARD_PPM
+    grid = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], axis=-1)
+    light = np.maximum(grid @ coef, 1.0)
+    gain = np.clip(ground / light, 0.5, 2.0)
+    return np.clip(board.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def _sharpened(image: np.ndarray, blur_px: float) -> np.ndarray:
+    """A face cut from a photo whose edges are ``blur_px`` wide (as the locator measured the
+    board's), sharpened by as much (an unsharp mask of the same width): the renderer and the
+    camera of play blur it again."""
+    sigma = blur_px / EDGE_WIDTH_PER_SIGMA
+    if sigma < 0.5:
+        return image
+    soft = cv2.GaussianBlur(image.astype(np.float32), (0, 0), sigma)
+    return np.clip(image + UNSHARP * (image - soft), 0, 255).astype(np.uint8)
+
+
+def _lit_evenly(image: np.ndarray, local: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """A face cut from a photo, its colours scaled channel by channel as the board's ground
+    beside it (``local``) differs from the whole board's (``ground``): a shade, a warm lamp
+    on one side, are taken off, so each face's art holds its print, not the light it lay in."""
+    gain = ground / np.maximum(local, 1.0)
+    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: float,
+              token_mm: float) -> np.ndarray:
     """A shopper standing on the board: a token-sized square around what differs from the
-    empty board, transparent elsewhere."""
-    mask = cv2.morphologyEx(differs.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    empty board within its socket, transparent elsewhere. Its shadow is left out (the
+    renderer and the light of play cast their own): ground that is only darker, its hue
+    kept. So is a shadow's edge beside it that the empty board's photo did not have, and any
+    speck far smaller than the pawn's largest part."""
+    within = _disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
+    a = cv2.GaussianBlur(seen, (0, 0), 2)
+    b = np.maximum(cv2.GaussianBlur(bare, (0, 0), 2), 1.0)
+    ratio = a / b
+    shade = ((ratio.max(axis=2) < SHADOW_RATIO[1]) & (ratio.min(axis=2) > SHADOW_RATIO[0])
+             & (ratio.max(axis=2) - ratio.min(axis=2) < SHADOW_HUE))
+    mask = (differs & within & ~shade).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     count, parts, stats, _ = cv2.connectedComponentsWithStats(mask)
     if count > 1:
-        largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        mask = (parts == largest).astype(np.uint8)
+        areas = stats[1:, cv2.CC_STAT_AREA]
+        keep = 1 + np.nonzero(areas >= PAWN_PART * areas.max())[0]
+        mask = np.isin(parts, keep).astype(np.uint8)
     ys, xs = np.nonzero(mask)
     cx, cy = (xs.mean(), ys.mean()) if len(xs) else ((seen.shape[1] - 1) / 2,) * 2
     half = FACE_PX / 2
@@ -301,7 +537,7 @@ def _cut_pawn(seen: np.ndarray, differs: np.ndarray, ppm: float, token_mm: float
     image = cv2.warpAffine(seen.astype(np.uint8), shift, (FACE_PX, FACE_PX),
                            borderMode=cv2.BORDER_REPLICATE)
     alpha = cv2.warpAffine(mask * 255, shift, (FACE_PX, FACE_PX))
-    alpha = cv2.GaussianBlur(cv2.dilate(alpha, np.ones((5, 5), np.uint8)), (0, 0), 1.5)
+    alpha = cv2.GaussianBlur(alpha, (0, 0), 1.0)
     return np.dstack([image, alpha])
 
 
@@ -335,6 +571,37 @@ def _sides_misplaced(profiles: dict[str, np.ndarray], where: dict[str, str]) -> 
                 problems.append(f"{where[name]}: {token} should lie {kind} side up, but the "
                                 f"face looks like a {other} side: turn it over")
     return problems
+
+
+def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> np.ndarray:
+    """Scale an art folder's colours (channel by channel, in place) until the renderer,
+    drawing the empty board with it, shows the ground as the photos did: the renderer lays
+    its own light over the art, as the room did over the print, and art cut from photos
+    already carries the room's (about two thirds as bright as the print, on this project's
+    own renderer). The renderer's light is not a plain gain, so a few rounds. Returns the
+    gains applied, all rounds together."""
+    from companion.vision.assets import load_art
+    from companion.vision.geometry import BoardGeometry
+    from companion.vision.synth import SceneStyle, render_scene
+
+    g = BoardGeometry.from_components()
+    centres = g.centres.reshape(-1, 2)
+    empty = [Label("empty")] * CELLS
+    style = SceneStyle(hand_probability=0.0)
+    total = np.ones(3, np.float32)
+    for _ in range(rounds):
+        load_art.cache_clear()  # the art is changed in place
+        seen = [_ground_colours(s.frame, s.pose, centres) for s in (
+            render_scene(np.random.default_rng([LIGHT_SEED, k]), empty, style=style,
+                         art=folder) for k in range(LIGHT_SCENES))]
+        gain = cut.ground / np.median(np.concatenate(seen), axis=0)
+        total *= gain
+        for path in folder.glob("*.png"):
+            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            image[:, :, :3] = np.clip(image[:, :, :3] * gain, 0, 255).astype(np.uint8)
+            cv2.imwrite(str(path), image)
+    load_art.cache_clear()
+    return total
 
 
 def write_art(cut: CutFaces, folder: Path) -> None:
@@ -407,6 +674,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         write_art(cut, work / "art")
+        log("matching the renderer's light to your photos' ...")
+        match_renderer(work / "art", cut)
         meta = fine_tune(work, work / "art", base, config or FineTuneConfig(), log=log)
         shutil.copy(base / "reader.yaml", work / "reader.yaml")
         log("reading your photos with what it learnt ...")

@@ -70,6 +70,12 @@ BROAD_STYLE = SceneStyle(board_fraction=(0.24, 0.55), colour_gain=(0.75, 1.25), 
                          motion_probability=0.2, motion_px=(2.0, 12.0))
 
 
+# Enrollment's scenes: the default recipe's, under wider casts and tone curves. Art cut from
+# photos carries their light, known only to within a fifth or so (enroll.match_renderer), so
+# the network learns the faces under light that reaches past it on either side.
+ENROLL_STYLE = replace(TRAIN_STYLE, colour_gain=(0.7, 1.3), gamma=(0.8, 1.25))
+
+
 @dataclass
 class TrainConfig:
     scenes: int = 3500
@@ -93,7 +99,8 @@ def _scene_crops(args: tuple[int, float, bool, bool, Path | None]
     seed, hand_probability, broad, tone, art = args
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
-    style = BROAD_STYLE if broad else TONE_STYLE if tone else TRAIN_STYLE
+    style = (BROAD_STYLE if broad else TONE_STYLE if tone else
+             ENROLL_STYLE if art is not None else TRAIN_STYLE)
     style = replace(style, hand_probability=hand_probability)
     scene = render_scene(rng, style=style, art=art)
     frame = scene.frame

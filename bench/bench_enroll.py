@@ -1,0 +1,66 @@
+"""Enrollment measured: editions learnt from photos of the plan, read on fresh scenes.
+
+Run: `.venv/bin/python bench/bench_enroll.py` (about 12 minutes an edition on 2 cores; needs the
+train extra). For each edition (drawn from its seed, never used in tuning: 700 and 701 by
+default; `--stock` adds the bundled art), the plan's photos are rendered as one rig takes them
+(companion/vision/edition.py plan_photos), `companion enroll` learns from them, and the model
+learnt reads `--scenes` fresh scenes of that edition (15 % with a hand). Prints, per edition:
+the enrollment's time, cell error (a cell read wrong or, with no hand over it, left unknown),
+confident-wrong cells, boards all correct; for the stock art, the bundled model's figures on
+the same scenes beside them. Goals: cell error 0.3 % or less, confident-wrong 0.05 % or less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from bench_edition import read_scenes
+
+from companion.vision.edition import draw_edition, plan_photos
+from companion.vision.enroll import enroll
+from companion.vision.reader import BoardReader
+
+EDITIONS = (700, 701)
+SCENE_SEED = 990_000
+
+
+def _line(name: str, counts: dict[str, int], extra: str = "") -> str:
+    cells = 25 * counts["boards"]
+    error = 100 * (counts["wrong"] + counts["abstained"]) / cells
+    return (f"{name}: cell error {error:.2f} %, confident-wrong "
+            f"{100 * counts['wrong'] / cells:.2f} %, boards all correct "
+            f"{100 * counts['all_correct'] / counts['boards']:.1f} %{extra}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--editions", type=int, nargs="*", default=list(EDITIONS))
+    parser.add_argument("--stock", action="store_true", help="enroll the bundled art too")
+    parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per edition")
+    parser.add_argument("--keep", type=Path, help="keep the models learnt in this folder")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = args.keep or Path(tmp)
+        cases: list[tuple[str, Path | None]] = [
+            (f"edition {seed}", draw_edition(work / f"art-{seed}", seed)) for seed in args.editions]
+        if args.stock:
+            cases.append(("the bundled art", None))
+        for n, (name, art) in enumerate(cases):
+            photos = plan_photos(work / f"photos-{n}", art, 50 + n)
+            model = work / f"model-{n}"
+            started = time.time()
+            enroll(photos, model, log=lambda _: None)
+            minutes = (time.time() - started) / 60
+            counts = read_scenes(BoardReader(model, threads=1), art, args.scenes, SCENE_SEED + n)
+            print(_line(name, counts, f"; enrolled in {minutes:.1f} min"), flush=True)
+            if art is None:
+                stock = read_scenes(BoardReader(threads=1), art, args.scenes, SCENE_SEED + n)
+                print(_line("  the bundled model, same scenes", stock), flush=True)
+
+
+if __name__ == "__main__":
+    main()
