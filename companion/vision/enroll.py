@@ -164,6 +164,7 @@ class CutFaces:
     faces: dict[str, np.ndarray]
     where: dict[str, str]  # label name -> "layout-03.jpg, cell b2", for messages
     ground: np.ndarray  # the board's plain ground in the photos (BGR), all of them together
+    poses: dict[int, np.ndarray]  # each photo's board pose (board mm -> px), by layout index
 
 
 def describe(face: Label) -> str:
@@ -267,7 +268,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     problems += _sides_misplaced(profiles, where)
     if problems:
         raise EnrollError(problems)
-    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground)
+    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses)
 
 
 # --- one design, many faces: turned alike, and each photo's accidents outvoted --------------
@@ -573,6 +574,42 @@ def _sides_misplaced(profiles: dict[str, np.ndarray], where: dict[str, str]) -> 
     return problems
 
 
+def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
+                poses: dict[int, np.ndarray], per_face: int, seed: int = 0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's own crops of every cell of the photos, as the network sees cells in play
+    (the camera, its light and blur as they are), each face ``per_face`` times (an empty cell
+    a tenth as often): turned any way about the cell's centre, a few mm off it, a few percent
+    larger or smaller, as tokens lie. Returns (crops uint8 NHWC, label indices)."""
+    from companion.vision.assets import label_names
+    from companion.vision.geometry import BoardGeometry
+    from companion.vision.train import CROP_MM, CROP_PX
+
+    g = BoardGeometry.from_components()
+    centres = g.centres.reshape(-1, 2)
+    index = {n: i for i, n in enumerate(label_names())}
+    rng = np.random.default_rng(seed)
+    big = 2 * CROP_PX  # cut at twice the size and averaged down, as the reader cuts
+    middle = (big - 1) / 2
+    crops, labels = [], []
+    for layout in layouts:
+        frame, pose = photos[layout.index], poses[layout.index]
+        for cell, face in enumerate(layout.faces):
+            for _ in range(per_face if face.kind != "empty" else max(1, per_face // 10)):
+                turn = rng.uniform(0, 2 * np.pi)
+                mm_per_px = CROP_MM / big * rng.uniform(0.96, 1.04)
+                cx, cy = centres[cell] + rng.normal(0, 1.2, 2)
+                c, s = np.cos(turn) * mm_per_px, np.sin(turn) * mm_per_px
+                to_board = np.array([[c, -s, cx - c * middle + s * middle],
+                                     [s, c, cy - s * middle - c * middle], [0, 0, 1]])
+                seen = cv2.warpPerspective(frame, pose @ to_board, (big, big),
+                                           flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                           borderMode=cv2.BORDER_REPLICATE)
+                crops.append(cv2.resize(seen, (CROP_PX, CROP_PX), interpolation=cv2.INTER_AREA))
+                labels.append(index[face.name])
+    return np.array(crops), np.array(labels)
+
+
 def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> np.ndarray:
     """Scale an art folder's colours (channel by channel, in place) until the renderer,
     drawing the empty board with it, shows the ground as the photos did: the renderer lays
@@ -676,7 +713,9 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
         write_art(cut, work / "art")
         log("matching the renderer's light to your photos' ...")
         match_renderer(work / "art", cut)
-        meta = fine_tune(work, work / "art", base, config or FineTuneConfig(), log=log)
+        cfg = config or FineTuneConfig()
+        extra = photo_crops(photos, layouts, cut.poses, cfg.photo_crops_per_face)
+        meta = fine_tune(work, work / "art", base, cfg, log=log, extra=extra)
         shutil.copy(base / "reader.yaml", work / "reader.yaml")
         log("reading your photos with what it learnt ...")
         read_right, wrong = check_on_photos(work, photos, layouts)

@@ -426,6 +426,7 @@ class FineTuneConfig:
     seed: int = 7
     workers: int = 2
     hand_probability: float = 0.3
+    photo_crops_per_face: int = 60  # crops of the photos themselves (enroll.photo_crops)
 
 
 def build_folded_model(classes: int):  # noqa: ANN201 - torch.nn.Module
@@ -473,10 +474,11 @@ def load_onnx_weights(model, path: Path) -> None:  # noqa: ANN001
 
 
 def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | None = None,
-              log: Callable[[str], None] = print) -> dict:
+              log: Callable[[str], None] = print,
+              extra: tuple[np.ndarray, np.ndarray] | None = None) -> dict:
     """Train the bundled float network (``base``/cells.fp32.onnx) further on scenes drawn
-    with an edition's ``art``; write cells.fp32.onnx, cells.onnx and cells.json to out_dir;
-    returns the metadata."""
+    with an edition's ``art``, and on ``extra`` crops (uint8 NHWC, label indices) if given;
+    write cells.fp32.onnx, cells.onnx and cells.json to out_dir; returns the metadata."""
     import torch
 
     cfg = config or FineTuneConfig()
@@ -495,6 +497,9 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
     x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
                                   hand_probability=cfg.hand_probability, workers=cfg.workers,
                                   progress=bar("drawing scenes to check on"), art=art)
+    if extra is not None and len(extra[0]):
+        x_train = np.concatenate([x_train, extra[0]])
+        y_train = np.concatenate([y_train, extra[1]])
     model = build_folded_model(len(names))
     load_onnx_weights(model, base / FLOAT_MODEL)
 
