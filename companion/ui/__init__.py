@@ -1,1 +1,1 @@
-"""Kivy kiosk screens and their presenters (not built yet; see the open issues)."""
+"""The Kivy kiosk: screens (kv), their presenters (plain Python), settings and strings."""
