@@ -142,6 +142,7 @@ DISC_SIZES = (0.94, 0.97, 1.0, 1.03, 1.06)  # a token's size as seen, times the 
 DIFFERENT_BY = 25.0
 RING_MM = (18.0, 19.5)
 OCCUPIED_SHARE = 0.22
+LIGHT_CHANGED = 0.5  # this share of a photo's empty cells differing: the light, not tokens
 EMPTY_SHARE = 0.2
 # a token face this many times nearer the other side's average colours, ring by ring, than its
 # own side's (photos of three drawn editions: right faces 0.6 and more, one turned over 0.42)
@@ -230,6 +231,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
+        not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
             origin = (cx - half, cy - half)
@@ -240,7 +242,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             place = f"{layout.file_name}, cell {cell_name(index)}"
             if face.kind == "empty":
                 if share >= EMPTY_SHARE:
-                    problems.append(f"{place}: should be empty, but something lies there")
+                    not_empty.append(cell_name(index))
                 continue
             if share < OCCUPIED_SHARE:
                 problems.append(f"{place}: {describe(face)} should lie here, but the cell "
@@ -265,6 +267,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                     profiles[face.name] = _profile(disc.astype(np.float32), ground)
             faces[face.name] = cut
             where[face.name] = place
+        problems += _empty_cells_differ(layout, not_empty)
     problems += _sides_misplaced(profiles, where)
     if problems:
         raise EnrollError(problems)
@@ -414,6 +417,21 @@ def _turned(face: np.ndarray, angle: float) -> np.ndarray:
     colour = cv2.warpAffine(face[:, :, :3], m, face.shape[1::-1], flags=cv2.INTER_CUBIC,
                             borderMode=cv2.BORDER_REPLICATE)
     return np.dstack([colour, face[:, :, 3]])
+
+
+def _empty_cells_differ(layout: Layout, cells: list[str]) -> list[str]:
+    """What to say of a photo's empty cells that differ from the empty board's photo: a few
+    are something laid where the plan has nothing; many at once (LIGHT_CHANGED of its empty
+    cells) are the light or the camera changed between the photos, not tokens."""
+    empty = sum(1 for face in layout.faces if face.kind == "empty")
+    if cells and len(cells) >= max(2, LIGHT_CHANGED * empty):
+        return [f"{layout.file_name}: {len(cells)} of its {empty} empty cells "
+                f"({', '.join(cells)}) do not look like the empty board's photo: the light or "
+                "the camera changed between the photos (a lamp, a shadow, the exposure). Take "
+                "all the photos again, one after the other, in the same steady light, with "
+                "the camera locked (companion calibrate)"]
+    return [f"{layout.file_name}, cell {cell}: should be empty, but something lies there"
+            for cell in cells]
 
 
 def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray) -> np.ndarray:

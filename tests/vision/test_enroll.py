@@ -236,6 +236,32 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, phot
     assert len(caught.value.problems) == 3
 
 
+def test_a_photo_whose_light_changed_is_named_as_such_not_as_tokens_laid(photos, tmp_path):
+    """The last photo taken under another lamp (brighter, and a glow over it, which no gain per
+    colour undoes): its empty cells all differ from the empty board's photo. That is said once,
+    as light, with what to do, not as a token laid on each."""
+    import shutil
+
+    import cv2
+    import numpy as np
+
+    from companion.vision.enroll import EnrollError, cut_faces, load_photos
+
+    plan = enrollment_plan()
+    folder = tmp_path / "photos"
+    shutil.copytree(photos, folder)
+    last = folder / plan[-1].file_name
+    frame = cv2.imread(str(last)).astype(np.float32)
+    cv2.imwrite(str(last), np.clip(frame * 1.5 + 50, 0, 255).astype(np.uint8))
+    with pytest.raises(EnrollError) as caught:
+        cut_faces(load_photos(folder, plan), plan)
+    said = [p for p in caught.value.problems if p.startswith(plan[-1].file_name)]
+    empty = sum(1 for face in plan[-1].faces if face.kind == "empty")
+    assert len(said) == 1
+    assert "empty cells" in said[0] and "the light or the camera changed" in said[0]
+    assert f"of its {empty} empty cells" in said[0]
+
+
 def test_missing_and_unreadable_photos_are_named_and_nothing_is_written(photos, tmp_path):
     import shutil
 
