@@ -117,19 +117,24 @@ class PictureButton(ButtonBehavior, BoxLayout):
         self.height = (120 if pics else 64) * app.u
 
 
+def wrapped(label: Label, *, pad: float = 0.0, least: float = 0.0, grow: Any = None) -> Label:
+    """A label that wraps its text at its own width, and whose height (or ``grow``'s, the box
+    that holds it) follows the text: the text's height plus ``pad``, at least ``least``."""
+    target = label if grow is None else grow
+    label.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
+               texture_size=lambda w, v: setattr(target, "height", max(least, v[1] + pad)))
+    return label
+
+
 def _modal(app: KioskApp, title: str, buttons: list[tuple[str, Any]], *,
            body: str = "") -> ModalView:
     view = ModalView(size_hint=(0.9, 0.9), auto_dismiss=False)
     box = BoxLayout(orientation="vertical", padding=10 * app.u, spacing=6 * app.u)
-    head = Label(text=title, font_size=24 * app.u, bold=True, size_hint_y=None)
-    head.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
-              texture_size=lambda w, v: setattr(w, "height", v[1] + 6 * app.u))
-    box.add_widget(head)
+    box.add_widget(wrapped(Label(text=title, font_size=24 * app.u, bold=True,
+                                 size_hint_y=None), pad=6 * app.u))
     if body:
-        text = Label(text=body, size_hint_y=None, font_size=18 * app.u)
-        text.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
-                  texture_size=lambda w, v: setattr(w, "height", v[1] + 6 * app.u))
-        box.add_widget(text)
+        box.add_widget(wrapped(Label(text=body, size_hint_y=None, font_size=18 * app.u),
+                               pad=6 * app.u))
     scroll = SafeScroll(do_scroll_x=False)
     inner = BoxLayout(orientation="vertical", size_hint_y=None, spacing=6 * app.u)
     inner.bind(minimum_height=inner.setter("height"))
@@ -781,11 +786,9 @@ class CalibrateScreen(KioskScreen):
             mark = Label(text=app.t(f"calibrate.{row['verdict']}"), size_hint_x=None,
                          width=70 * app.u, font_size=16 * app.u, bold=True,
                          color=self.MARK_COLOURS[row["verdict"]])
-            text = Label(text=sentence(row["text"]), font_size=15 * app.u, halign="left",
-                         valign="middle")
-            text.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
-                      texture_size=lambda w, v, b=box: setattr(
-                          b, "height", max(34 * app.u, v[1] + 6 * app.u)))
+            text = wrapped(Label(text=sentence(row["text"]), font_size=15 * app.u,
+                                 halign="left", valign="middle"),
+                           pad=6 * app.u, least=34 * app.u, grow=box)
             box.add_widget(mark)
             box.add_widget(text)
             rows.add_widget(box)
@@ -814,11 +817,8 @@ class EnrollPlanScreen(KioskScreen):
             box = BoxLayout(orientation="vertical", spacing=1 * app.u)
             if cell["picture"]:
                 box.add_widget(Image(source=str(ART_DIR / cell["picture"]), fit_mode="contain"))
-                caption = Label(text=cell["caption"] or "", font_size=9 * app.u,
-                                size_hint_y=None, halign="center")
-                caption.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
-                             texture_size=lambda w, v: setattr(w, "height", v[1]))
-                box.add_widget(caption)
+                box.add_widget(wrapped(Label(text=cell["caption"] or "", font_size=9 * app.u,
+                                             size_hint_y=None, halign="center")))
             else:  # an empty cell: its place on the board, faintly
                 box.add_widget(Label(text="o", font_size=22 * app.u, color=(1, 1, 1, 0.25)))
             grid.add_widget(box)

@@ -90,17 +90,16 @@ class TrainConfig:
     tone: bool = False  # crops mapped by the board's colours (see TONE_STYLE)
 
 
-def _scene_crops(args: tuple[int, float, bool, bool, Path | None]
+def _scene_crops(args: tuple[int, float, bool, bool, Path | None, SceneStyle | None]
                  ) -> tuple[np.ndarray, np.ndarray]:
     """Render one scene and cut its cells from a slightly wrong pose, as the reader would. The
     broad recipe widens the scenes and sees a quarter of them through a coarser camera (scaled
     down and up again) and cuts 40 % with other sampling; the tone option maps the crops by the
     board's colours."""
-    seed, hand_probability, broad, tone, art = args
+    seed, hand_probability, broad, tone, art, style = args
     rng = np.random.default_rng(seed)
     g = BoardGeometry.from_components()
-    style = (BROAD_STYLE if broad else TONE_STYLE if tone else
-             ENROLL_STYLE if art is not None else TRAIN_STYLE)
+    style = style or (BROAD_STYLE if broad else TONE_STYLE if tone else TRAIN_STYLE)
     style = replace(style, hand_probability=hand_probability)
     scene = render_scene(rng, style=style, art=art)
     frame = scene.frame
@@ -134,10 +133,11 @@ def _scene_crops(args: tuple[int, float, bool, bool, Path | None]
 
 def render_dataset(first_seed: int, scenes: int, *, hand_probability: float, workers: int,
                    progress: Callable[[int, int], None] | None = None, broad: bool = False,
-                   tone: bool = False, art: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   tone: bool = False, art: Path | None = None,
+                   style: SceneStyle | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Crops and label indices from ``scenes`` rendered scenes (seeds first_seed, ...), drawn
-    with the bundled art or an edition's ``art`` folder."""
-    jobs = [(first_seed + i, hand_probability, broad, tone, art) for i in range(scenes)]
+    with the bundled art or an edition's ``art`` folder, in ``style`` (else the recipe's)."""
+    jobs = [(first_seed + i, hand_probability, broad, tone, art, style) for i in range(scenes)]
     xs, ys = [], []
     if workers > 1:
         with get_context("fork").Pool(workers) as pool:
@@ -493,10 +493,11 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
     x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
                                       hand_probability=cfg.hand_probability,
                                       workers=cfg.workers, progress=bar("drawing scenes"),
-                                      art=art)
+                                      art=art, style=ENROLL_STYLE)
     x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
                                   hand_probability=cfg.hand_probability, workers=cfg.workers,
-                                  progress=bar("drawing scenes to check on"), art=art)
+                                  progress=bar("drawing scenes to check on"), art=art,
+                                  style=ENROLL_STYLE)
     if extra is not None and len(extra[0]):
         x_train = np.concatenate([x_train, extra[0]])
         y_train = np.concatenate([y_train, extra[1]])

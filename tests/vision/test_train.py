@@ -99,7 +99,7 @@ def test_a_cat_whose_badge_is_under_the_hand_is_trained_as_unknown():
                                                                   hand_probability=1.0))
     assert scene.cells[15] == "cat:white:4"
     assert scene.covered[15] < 0.08 and scene.hidden[15] > 0.3
-    _, got = _scene_crops((39, 1.0, False, False, None))
+    _, got = _scene_crops((39, 1.0, False, False, None, None))
     names = label_names()
     kept = [i for i, h in enumerate(scene.hidden) if h <= 0.08 or h > 0.3]
     assert [names[k] for k in got] == [
