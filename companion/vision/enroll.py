@@ -210,6 +210,11 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             problems.append(f"{layout.file_name}: no board found ({exc.reason})")
             continue
         poses[layout.index], blur_mm[layout.index] = found.pose, found.edge_blur_mm
+        if layout.index == 0:
+            # the other photos show this very board: looked for as the empty board's photo
+            # shows it (its title in this edition's print), not as the reader's art
+            locator = Locator(g, locator.config, board=rectify(
+                frame, found.pose, BOARD_PPM, (g.board, g.board)))
     if problems:
         raise EnrollError(problems)
     centres = g.centres.reshape(-1, 2)

@@ -91,13 +91,15 @@ class BoardPose:
 class Template:
     """The board art seen at low resolution, with the parts tokens and lists may hide masked."""
 
-    def __init__(self, geometry: BoardGeometry, px_per_mm: float, art: Path | None = None
-                 ) -> None:
+    def __init__(self, geometry: BoardGeometry, px_per_mm: float, art: Path | None = None,
+                 board: np.ndarray | None = None) -> None:
+        """``board``: the board's image (BGR, uint8, seen from above) instead of the art's."""
         self.geometry = geometry
         self.ppm = px_per_mm
         size = int(round(geometry.board * px_per_mm))
-        art = load_art(art_name("board.png", art))[:, :, :3]
-        gray = cv2.cvtColor((art * 255).astype(np.uint8), cv2.COLOR_BGR2GRAY)
+        if board is None:
+            board = (load_art(art_name("board.png", art))[:, :, :3] * 255).astype(np.uint8)
+        gray = cv2.cvtColor(board, cv2.COLOR_BGR2GRAY)
         self.image = cv2.resize(gray, (size, size), interpolation=cv2.INTER_AREA).astype(
             np.float32)
         mask = np.ones((size, size), np.uint8)
@@ -293,12 +295,13 @@ class Locator:
     _frame_shape: tuple[int, int] = (1080, 1920)
 
     def __init__(self, geometry: BoardGeometry | None = None,
-                 config: LocateConfig | None = None, art: Path | None = None) -> None:
+                 config: LocateConfig | None = None, art: Path | None = None,
+                 board: np.ndarray | None = None) -> None:
         """``art``: an enrolled edition's art folder (its board.png; the bundled art when
-        None)."""
+        None); ``board``: a photo of the board, seen from above, to look for instead."""
         self.geometry = geometry or BoardGeometry.from_components()
         self.config = config or LocateConfig()
-        self.template = Template(self.geometry, self.config.template_px_per_mm, art)
+        self.template = Template(self.geometry, self.config.template_px_per_mm, art, board)
         g = self.geometry
         lo, hi = g.grid_outer
         self._grid_square = np.array([[lo, lo], [hi, lo], [hi, hi], [lo, hi]], np.float64)
@@ -689,7 +692,8 @@ class Locator:
         refined = self.refine(gray, pose)
         oriented, title, margin = self.orient(gray, refined.pose)
         sockets = 1.0
-        if not in_view(project(oriented, self.geometry.corners()), gray.shape, 1.0).all():
+        if refined.score < self.config.accept_score or not in_view(
+                project(oriented, self.geometry.corners()), gray.shape, 1.0).all():
             sockets = self.sockets_seen(gray, oriented)
         return replace(refined, pose=oriented, title=title, title_margin=margin,
                        sockets=sockets)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from companion.cli import main
@@ -105,7 +106,6 @@ def test_the_photos_give_the_board_and_every_face_under_the_bundled_names(cut, t
 
 def _small(image):
     import cv2
-    import numpy as np
 
     return cv2.resize(image[:, :, :3], (96, 96), interpolation=cv2.INTER_AREA).astype(np.float32)
 
@@ -124,7 +124,6 @@ def _turned(image, angle):
 def _best_turn(face, art):
     """(correlation, angle): a cut face against an art file's face, at the turn of the art
     that fits best (colour, 96 px, inside the disc, to half a degree)."""
-    import numpy as np
 
     from companion.vision.enroll import _disc_mask
 
@@ -146,7 +145,6 @@ def test_each_face_cut_is_nearest_its_own_art_and_every_family_lies_alike(cut, e
     each family is turned alike, the coins of every price too, as the closer look compares
     them."""
     import cv2
-    import numpy as np
 
     from companion.vision.enroll import _disc_mask, design_families
 
@@ -183,7 +181,6 @@ def test_each_face_cut_is_nearest_its_own_art_and_every_family_lies_alike(cut, e
 
 
 def test_the_renderer_is_lit_to_show_the_ground_as_the_photos_do(cut, tmp_path):
-    import numpy as np
 
     from companion.vision.enroll import _ground_colours, match_renderer, write_art
     from companion.vision.geometry import BoardGeometry
@@ -243,7 +240,6 @@ def test_a_photo_whose_light_changed_is_named_as_such_not_as_tokens_laid(photos,
     import shutil
 
     import cv2
-    import numpy as np
 
     from companion.vision.enroll import EnrollError, cut_faces, load_photos
 
@@ -260,6 +256,25 @@ def test_a_photo_whose_light_changed_is_named_as_such_not_as_tokens_laid(photos,
     assert len(said) == 1
     assert "empty cells" in said[0] and "the light or the camera changed" in said[0]
     assert f"of its {empty} empty cells" in said[0]
+
+
+def test_photos_in_other_light_are_cut_the_empty_boards_print_found_in_each(tmp_path):
+    """Edition 701's plan photos, each in its own light (the last much brighter, a channel
+    clipped, its title in a font the reader's art lacks): every photo after the first is
+    located by the empty board's own print, so each face is cut. They were refused, the last
+    photo's board fitted 125 px off and its empty cells taken for tokens."""
+    from companion.vision.edition import draw_edition, plan_photos
+    from companion.vision.enroll import cut_faces, load_photos
+    from companion.vision.geometry import BoardGeometry, project
+
+    plan = enrollment_plan()
+    folder = plan_photos(tmp_path / "photos", draw_edition(tmp_path / "art", 701), 51)
+    cut = cut_faces(load_photos(folder, plan), plan)
+    assert len(cut.faces) == len(faces_to_show(food_alley()))
+    g = BoardGeometry.from_components()
+    first = project(cut.poses[0], g.corners())
+    for pose in cut.poses.values():  # one rig, one camera pose: each found where it lies
+        assert np.abs(project(pose, g.corners()) - first).max() < 2.0
 
 
 def test_missing_and_unreadable_photos_are_named_and_nothing_is_written(photos, tmp_path):
@@ -299,7 +314,6 @@ def test_the_folded_network_is_the_bundled_one():
     """The network enrollment trains further starts as the bundled one: the same answers."""
     torch = pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    import numpy as np
 
     from companion.vision.classify import default_model_dir, open_session
     from companion.vision.train import FLOAT_MODEL, build_folded_model, load_onnx_weights
