@@ -24,10 +24,25 @@ from __future__ import annotations
 
 import pickle
 import random
-from abc import ABC, abstractmethod
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from abc import ABC, abstractmethod, update_abstractmethods
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import MISSING, Field, dataclass, field, fields
+from enum import Enum
+from operator import attrgetter
+from string import Formatter
+from types import UnionType
+from typing import (
+    Any,
+    ClassVar,
+    Generic,
+    TypeVar,
+    Union,
+    dataclass_transform,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 CHANCE = -1
 SIMULTANEOUS = -2
@@ -62,7 +77,7 @@ class StateFormatError(RulesError):
 
 
 class Action(ABC):
-    """A move or a chance outcome; frozen dataclasses with a JSON form."""
+    """A move or a chance outcome; frozen dataclasses with a JSON form (see :func:`action`)."""
 
     kind: ClassVar[str]
 
@@ -71,6 +86,106 @@ class Action(ABC):
 
 
 A = TypeVar("A", bound=type)
+_JSON = "json"  # a field's metadata key: its JSON key and conversions (json_field)
+
+
+def json_field(*, key: str | None = None, encode: Callable[[Any], Any] | None = None,
+               decode: Callable[[Any], Any] | None = None, default: Any = MISSING) -> Any:
+    """A field of an action whose JSON form is not what its type gives (:func:`action`):
+    written under ``key``, or through ``encode``, read back through ``decode`` (a value
+    that is None stays None either way)."""
+    meta = {_JSON: (key, encode, decode)}
+    if default is MISSING:
+        return field(metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def _conversions(hint: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
+    """How a field of this type goes to JSON and back: a string, a number, an enum's value,
+    a tuple of those as a list. None for a type that needs its own (json_field)."""
+    if hint in (str, int, bool):
+        return (lambda v: v), hint
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        return (lambda v: v.value), hint
+    if get_origin(hint) is tuple:
+        args = get_args(hint)
+        inner = _conversions(args[0]) if len(args) == 2 and args[1] is Ellipsis else None
+        if inner is not None:
+            put, get = inner
+            return (lambda v: [put(x) for x in v]), (lambda v: tuple(get(x) for x in v))
+    return None
+
+
+def _optional(hint: Any) -> tuple[Any, bool]:
+    """The type inside ``X | None``, and whether None was allowed."""
+    if get_origin(hint) in (Union, UnionType):
+        args = [a for a in get_args(hint) if a is not type(None)]
+        if len(args) == 1 and len(get_args(hint)) == 2:
+            return args[0], True
+    return hint, False
+
+
+def _field_codec(cls: type, f: Field[Any], hint: Any) -> tuple[str, str, Any, Any, Any]:
+    key, encode, decode = f.metadata.get(_JSON, (None, None, None))
+    inner, _ = _optional(hint)
+    if encode is None or decode is None:
+        made = _conversions(inner)
+        if made is None:
+            raise TypeError(f"action {cls.__name__}: field {f.name} ({hint}) needs its JSON "
+                            "form: declare it with json_field(encode=..., decode=...)")
+        encode, decode = encode or made[0], decode or made[1]
+    default = f.default if f.default is not MISSING else MISSING
+    return f.name, key or f.name, encode, decode, default
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field, json_field))
+def action(codec: ActionCodec | None, kind: str, text: str | None = None
+           ) -> Callable[[A], A]:
+    """Make a class an action: a frozen dataclass of kind ``kind`` whose JSON form is
+    ``{"type": kind, field: value, ...}`` in the order of its fields (json_field for a key
+    or a conversion of its own), read back by ``codec`` (registered there unless None).
+    ``text``: how it reads, its JSON keys in braces ("take the ingredient on {cell}"). A
+    class that writes its own ``to_json``, ``from_json`` or ``__str__`` keeps it."""
+
+    def make(cls: A) -> A:
+        cls = dataclass(frozen=True)(cls)  # type: ignore[assignment]
+        cls.kind = kind  # type: ignore[attr-defined]
+        hints = get_type_hints(cls)
+        spec = [_field_codec(cls, f, hints[f.name]) for f in fields(cls)]
+
+        def to_json(self: Action) -> dict[str, Any]:
+            out: dict[str, Any] = {"type": self.kind}
+            for attr, key, encode, _, _ in spec:
+                value = getattr(self, attr)
+                out[key] = None if value is None else encode(value)
+            return out
+
+        def from_json(klass: type[Action], data: dict[str, Any]) -> Action:
+            values = {}
+            for attr, key, _, decode, default in spec:
+                if key not in data and default is not MISSING:
+                    continue
+                value = data[key]
+                values[attr] = None if value is None else decode(value)
+            return klass(**values)
+
+        if "to_json" not in cls.__dict__:
+            cls.to_json = to_json  # type: ignore[attr-defined]
+        if "from_json" not in cls.__dict__:
+            cls.from_json = classmethod(from_json)  # type: ignore[attr-defined]
+        if text is not None:
+            unknown = {n for _, n, _, _ in Formatter().parse(text) if n} - {
+                key for _, key, _, _, _ in spec}
+            if unknown:
+                raise TypeError(f"action {cls.__name__}: its text names {sorted(unknown)}, "
+                                f"which are not among its JSON keys")
+            cls.__str__ = lambda self: text.format(**self.to_json())  # type: ignore[method-assign]
+        update_abstractmethods(cls)
+        if codec is not None:
+            codec.register(cls)
+        return cls
+
+    return make
 
 
 class JointAction(Action):
@@ -102,6 +217,35 @@ class ActionCodec:
             raise StateFormatError(f"malformed action {data!r}: {exc}") from exc
 
 
+T = TypeVar("T")
+
+
+class ComponentIndex(Generic[T]):
+    """A game's components of one kind (tokens, cards, tiles) by id, read-only and shared by
+    a state's clones: ``index(id)`` is the component, and an id the component list lacks is
+    an illegal move under ``rule``, named."""
+
+    def __init__(self, what: str, rule: str, items: Iterable[T],
+                 key: Callable[[T], str] = attrgetter("id")) -> None:
+        self.what = what
+        self.rule = rule
+        self._by_id = {key(item): item for item in items}
+
+    def __call__(self, ident: str) -> T:
+        try:
+            return self._by_id[ident]
+        except KeyError:
+            raise IllegalMoveError(self.rule, f"unknown {self.what} {ident!r}: the component "
+                                   f"list has no such {self.what}") from None
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self._by_id
+
+    def ids(self) -> list[str]:
+        """Every component's id, in the component list's order."""
+        return list(self._by_id)
+
+
 @dataclass
 class ChanceRng:
     """The state's one seeded RNG: counter-based, so a supplied outcome advances it too."""
@@ -128,6 +272,19 @@ class Score:
 
     def to_json(self) -> dict[str, Any]:
         return {"total": self.total, "breakdown": dict(self.breakdown)}
+
+
+def check_each_once(seen: Iterable[str], expected: Iterable[str], what: str) -> None:
+    """Components are conserved: each of ``expected`` (ids of one kind) is ``seen`` exactly
+    once over all the places a state keeps them.
+
+    :raises StateFormatError: naming the first few missing or held twice.
+    """
+    counts = Counter(seen)
+    wrong = sorted(t for t in set(expected) | set(counts) if counts.get(t, 0) != 1)
+    if wrong:
+        raise StateFormatError(
+            f"state does not hold each {what} exactly once: {', '.join(wrong[:5])}")
 
 
 def jsonable(value: Any) -> Any:
@@ -173,6 +330,7 @@ class GameState(ABC):
         self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
         self.sealed: dict[int, Action] = {}  # sealed choices at a simultaneous step
         self._reveals = False
+        self._legal: list[Action] | None = None  # legal_actions(), until the next change
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -195,9 +353,18 @@ class GameState(ABC):
     def is_terminal(self) -> bool: ...
 
     # --- moves ------------------------------------------------------------------------------
-    @abstractmethod
     def legal_actions(self, player: int | None = None) -> list[Action]:
-        """The legal actions of the player to act (or, at a simultaneous step, of ``player``)."""
+        """The legal actions of the player to act (none for another ``player``), worked out
+        once per position. A mode with a simultaneous step answers for each chooser there."""
+        if player is not None and player != self.current_player():
+            return []
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    @abstractmethod
+    def _compute_legal(self) -> list[Action]:
+        """The legal actions of the player to act, or the chance outcomes' actions."""
 
     @abstractmethod
     def chance_outcomes(self) -> list[tuple[Action, float]]: ...
@@ -258,6 +425,7 @@ class GameState(ABC):
         if actor == CHANCE:
             self.rng.advance()
         self._reveals = False
+        self._legal = None
         result = self._apply(action)
         text, public = result if isinstance(result, tuple) else (result, public)
         entry: dict[str, Any] = {
@@ -324,15 +492,17 @@ class GameState(ABC):
         """An independent copy, cheap enough to try many steps ahead: the component list and
         other read-only tables are shared, and so are the log's entries (never changed once
         written)."""
-        own = {k: v for k, v in self.__dict__.items() if k not in self._SHARED and k != "log"}
+        shared = {k: v for k, v in self.__dict__.items()
+                  if k in self._SHARED or isinstance(v, ComponentIndex)}
+        own = {k: v for k, v in self.__dict__.items() if k not in shared and k != "log"}
         twin = object.__new__(type(self))
         twin.__dict__.update(pickle.loads(pickle.dumps(own, protocol=pickle.HIGHEST_PROTOCOL)))
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k in self._SHARED})
+        twin.__dict__.update(shared)
         twin.log = list(self.log)
         return twin
 
-    _SHARED: ClassVar[frozenset[str]] = frozenset(
-        {"components", "evaluator", "quarters", "_tokens", "_recipes"})
+    # read-only attributes a clone shares (a mode adds its own tables; indexes always are)
+    _SHARED: ClassVar[frozenset[str]] = frozenset({"components"})
 
     def ranking(self) -> list[list[int]]:
         """Players from first to last after tie-breakers; all tied winners share the first group."""
@@ -356,6 +526,11 @@ class GameState(ABC):
 
     @abstractmethod
     def _load_state_json(self, data: dict[str, Any]) -> None: ...
+
+    def _load(self, data: dict[str, Any]) -> None:
+        """Take the position of a saved mode state; what was worked out for another goes."""
+        self._load_state_json(data)
+        self._legal = None
 
     def mark_origin(self) -> None:
         """Start the log here: replay and undo rebuild from this position, not from a new game.
@@ -386,7 +561,7 @@ class GameState(ABC):
                 raise StateFormatError(f"saved state is of {data['game']!r}, not {cls.GAME_ID!r}")
             state = cls.new(data["players"], data["seed"], **data["options"])
             state.rng.counter = int(data["rng"])
-            state._load_state_json(data["state"])
+            state._load(data["state"])
             state.origin = data.get("origin")
             state.sealed = {int(p): cls.codec.decode(a)
                             for p, a in (data.get("sealed") or {}).items()}
@@ -405,7 +580,7 @@ class GameState(ABC):
         state = cls.new(header["players"], header["seed"], **header.get("options", {}))
         if origin is not None:
             state.rng.counter = int(origin["rng"])
-            state._load_state_json(origin["state"])
+            state._load(origin["state"])
             state.origin = origin
         for n, entry in enumerate(log):
             action = cls.codec.decode(entry["action"])

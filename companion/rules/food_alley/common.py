@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from companion.rules.components import Components
-from companion.rules.protocol import Action
+from companion.rules.food_alley.market import Cell, name, parse_cell
+from companion.rules.protocol import Action, action, json_field
 
 
 def player_colours(components: Components, players: int, colours: Any, mode: str,
@@ -25,40 +25,38 @@ def player_colours(components: Components, players: int, colours: Any, mode: str
     return chosen
 
 
-@dataclass(frozen=True)
+@action(None, "draw", "draw {token}")
 class Draw(Action):
     """Chance: the token that came out of the bag."""
 
     token: str
-    kind: ClassVar[str] = "draw"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Draw:
-        return cls(str(d["token"]))
-
-    def __str__(self) -> str:
-        return f"draw {self.token}"
 
 
-@dataclass(frozen=True)
+@action(None, "cat", "cat {value}")
 class RevealCat(Action):
     """Chance: the value of the cat taken from the player's face-down, shuffled supply."""
 
     value: int
-    kind: ClassVar[str] = "cat"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "value": self.value}
 
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> RevealCat:
-        return cls(int(d["value"]))
+def cell_field(**kw: Any) -> Any:
+    """An action's field that holds a cell, written as its name (a1 ... e5)."""
+    return json_field(encode=name, decode=parse_cell, **kw)
 
-    def __str__(self) -> str:
-        return f"cat {self.value}"
+
+def cells_field(*, sort: bool = False) -> Any:
+    """An action's field that holds cells, written as their names; ``sort``: read back in
+    order (a set of cells, not a path)."""
+    def read(names: list[str]) -> tuple[Cell, ...]:
+        cells = tuple(parse_cell(n) for n in names)
+        return tuple(sorted(cells)) if sort else cells
+
+    return json_field(encode=lambda cells: [name(c) for c in cells], decode=read)
+
+
+def sorted_field(**kw: Any) -> Any:
+    """An action's field that holds a set of names (tokens, recipes), read back sorted."""
+    return json_field(decode=lambda names: tuple(sorted(str(n) for n in names)), **kw)
 
 
 def camera_cell(kind: str, token: str | None = None, player: str | None = None,

@@ -9,7 +9,6 @@ cook or feed in seat order. Readings of unclear sentences: docs/rules/sambal.md.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from itertools import combinations, permutations
 from typing import Any, ClassVar
 
@@ -19,9 +18,11 @@ from companion.rules.food_alley.common import (
     RevealCat,
     camera_cell,
     camera_rows,
+    cell_field,
     player_colours,
+    sorted_field,
 )
-from companion.rules.food_alley.market import CELLS, Bag, Cell, name, neighbours, parse_cell
+from companion.rules.food_alley.market import CELLS, Bag, Cell, name, neighbours
 from companion.rules.protocol import (
     CHANCE,
     SIMULTANEOUS,
@@ -29,11 +30,15 @@ from companion.rules.protocol import (
     Action,
     ActionCodec,
     ChanceOutcomeError,
+    ComponentIndex,
     GameState,
     IllegalMoveError,
     JointAction,
     Score,
     StateFormatError,
+    action,
+    check_each_once,
+    json_field,
     jsonable,
 )
 
@@ -57,187 +62,96 @@ codec.register(Draw)
 codec.register(RevealCat)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "pile")
 class Pile(Action):
     """Chance: which recipes of one type make its pile (X + 2 for X players), laid out visibly."""
 
-    recipes: tuple[str, ...]
-    kind: ClassVar[str] = "pile"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "recipes": list(self.recipes)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Pile:
-        return cls(tuple(sorted(str(r) for r in d["recipes"])))
+    recipes: tuple[str, ...] = sorted_field()
 
     def __str__(self) -> str:
         return "pile " + ", ".join(self.recipes)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "stack")
 class Stack(Pile):
     """Chance: a shuffled pile of one type, top card first (the ``recipes: top`` option): a
     pile whose order counts."""
 
-    kind: ClassVar[str] = "stack"
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Stack:
-        return cls(tuple(str(r) for r in d["recipes"]))
+    recipes: tuple[str, ...]
 
     def __str__(self) -> str:
         return "stack " + ", ".join(self.recipes) + " (top first)"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "sell", "sell {token}")
 class Sell(Action):
     """Out of coins at bargaining: flip one kitchen ingredient to a coin behind the screen."""
 
     token: str
-    kind: ClassVar[str] = "sell"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Sell:
-        return cls(str(d["token"]))
-
-    def __str__(self) -> str:
-        return f"sell {self.token}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "offer", "offer {token}")
 class Offer(Action):
     """Bargaining: the coin a player secretly chooses."""
 
     token: str
-    kind: ClassVar[str] = "offer"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Offer:
-        return cls(str(d["token"]))
-
-    def __str__(self) -> str:
-        return f"offer {self.token}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "reveal")
 class Reveal(JointAction):
     """All sealed coins, revealed together: player index -> coin token."""
 
-    bids: tuple[tuple[int, str], ...]
-    kind: ClassVar[str] = "reveal"
+    bids: tuple[tuple[int, str], ...] = json_field(
+        encode=lambda bids: {str(p): t for p, t in bids},
+        decode=lambda bids: tuple(sorted((int(p), str(t)) for p, t in bids.items())))
 
     @property
     def choices(self) -> dict[int, Action]:  # type: ignore[override]
         return {p: Offer(t) for p, t in self.bids}
 
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "bids": {str(p): t for p, t in self.bids}}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Reveal:
-        return cls(tuple(sorted((int(p), str(t)) for p, t in d["bids"].items())))
-
     def __str__(self) -> str:
         return "reveal " + ", ".join(f"{p}:{t}" for p, t in self.bids)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "buy")
 class Buy(Action):
     """Gathering: buy the ingredient on a cell; ``bonus`` is the adjacent cell taken on an
     exact price match (None: no bonus)."""
 
-    cell: Cell
-    bonus: Cell | None = None
-    kind: ClassVar[str] = "buy"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "cell": name(self.cell),
-                "bonus": None if self.bonus is None else name(self.bonus)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Buy:
-        return cls(parse_cell(d["cell"]), None if d["bonus"] is None else parse_cell(d["bonus"]))
+    cell: Cell = cell_field()
+    bonus: Cell | None = cell_field(default=None)
 
     def __str__(self) -> str:
         extra = f" + bonus {name(self.bonus)}" if self.bonus is not None else ""
         return f"buy {name(self.cell)}{extra}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "cook")
 class Cook(Action):
     """Cooking: 3 kitchen ingredients (sorted), the recipe claimed, the ingredients flipped to
     coins, and for a brown recipe the ingredient kept as its VP."""
 
-    dish: tuple[str, ...]
+    dish: tuple[str, ...] = sorted_field()
     recipe: str
-    flip: tuple[str, ...] = ()
+    flip: tuple[str, ...] = sorted_field(default=())
     keep: str | None = None
-    kind: ClassVar[str] = "cook"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "dish": list(self.dish), "recipe": self.recipe,
-                "flip": list(self.flip), "keep": self.keep}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Cook:
-        return cls(tuple(sorted(d["dish"])), str(d["recipe"]), tuple(sorted(d["flip"])),
-                   d.get("keep"))
 
     def __str__(self) -> str:
         tail = f", keep {self.keep}" if self.keep else f", flip {' '.join(self.flip)}"
         return f"cook {' '.join(self.dish)} as {self.recipe}{tail}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "feed", "feed the cat on {cell} with {token}")
 class Feed(Action):
     """Feed the stray cat on a cell with one kitchen ingredient."""
 
-    cell: Cell
+    cell: Cell = cell_field()
     token: str
-    kind: ClassVar[str] = "feed"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "cell": name(self.cell), "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Feed:
-        return cls(parse_cell(d["cell"]), str(d["token"]))
-
-    def __str__(self) -> str:
-        return f"feed the cat on {name(self.cell)} with {self.token}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "end", "end turn")
 class EndTurn(Action):
     """Done cooking and feeding (both optional)."""
-
-    kind: ClassVar[str] = "end"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> EndTurn:
-        return cls()
-
-    def __str__(self) -> str:
-        return "end turn"
 
 
 _CHANCE_PHASES = {"fill", "capital", "piles", "cat"}
@@ -271,8 +185,8 @@ class SambalState(GameState):
                  components: Components) -> None:
         super().__init__(players, seed, options)
         self.components = components
-        self._tokens = {t.id: t for t in components.tokens}
-        self._recipes = {r.id: r for r in components.recipes}
+        self.token = ComponentIndex("token", "components", components.tokens)
+        self.recipe = ComponentIndex("recipe", "Claiming Recipes", components.recipes)
         self.names: list[str] = list(options["colours"])
         self.recipe_types: list[str] = list(dict.fromkeys(r.type for r in components.recipes))
         self.cells: list[tuple[Any, ...] | None] = [None] * len(CELLS)
@@ -292,7 +206,6 @@ class SambalState(GameState):
         self.stalled_rounds = 0
         self.progress = False
         self.end_reason: str | None = None
-        self._legal: list[Action] | None = None
 
     @classmethod
     def new(cls, players: int, seed: int, **options: Any) -> SambalState:
@@ -310,18 +223,6 @@ class SambalState(GameState):
     # --- helpers ------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
         return self.names[player]
-
-    def token(self, token_id: str) -> Token:
-        try:
-            return self._tokens[token_id]
-        except KeyError:
-            return self.components.token(token_id)  # raises, naming the unknown token
-
-    def recipe(self, recipe_id: str) -> Recipe:
-        try:
-            return self._recipes[recipe_id]
-        except KeyError:
-            raise IllegalMoveError("Claiming Recipes", f"unknown recipe {recipe_id!r}") from None
 
     def _pile_size(self) -> int:
         return self.players + 2  # "Each pile should contain X + 2 recipes"
@@ -412,11 +313,7 @@ class SambalState(GameState):
             if player is None or player not in self.acting_players():
                 return []
             return [Offer(t) for t in sorted(set(self.screens[player]))]
-        if player is not None and player != self.current_player():
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
+        return super().legal_actions(player)
 
     def _compute_legal(self) -> list[Action]:
         if self.phase == "sell":
@@ -679,7 +576,6 @@ class SambalState(GameState):
 
     # --- applying -----------------------------------------------------------------------
     def _apply(self, action: Action) -> str:
-        self._legal = None
         if isinstance(action, Draw):
             return self._apply_draw(action.token)
         if isinstance(action, Pile):
@@ -1027,7 +923,6 @@ class SambalState(GameState):
         self.stalled_rounds = d["stalled_rounds"]
         self.progress = d["progress"]
         self.end_reason = d["end_reason"]
-        self._legal = None
         self.check_conservation()
 
     def check_conservation(self) -> None:
@@ -1042,11 +937,7 @@ class SambalState(GameState):
             seen.update(self.kitchens[q])
         seen.update(self.pending.get("bids", {}).values())
         seen.update(self.kept.values())
-        expected = {t.id for t in self.components.tokens}
-        wrong = sorted(t for t in expected | set(seen) if seen.get(t, 0) != 1)
-        if wrong:
-            raise StateFormatError(
-                f"state does not hold each token exactly once: {', '.join(wrong[:5])}")
+        check_each_once(seen.elements(), self.token.ids(), "token")
 
 
 _MATCHES: dict[tuple[Any, Any], bool] = {}

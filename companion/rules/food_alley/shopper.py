@@ -10,17 +10,19 @@ grocery lists are chance steps whose outcome comes from the table (or the seeded
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass
 from itertools import combinations, permutations
 from typing import Any, ClassVar
 
-from companion.rules.components import Components, GroceryList, Token, Trait, food_alley
+from companion.rules.components import Components, Token, Trait, food_alley
 from companion.rules.food_alley.common import (
     Draw,
     RevealCat,
     camera_cell,
     camera_rows,
+    cell_field,
+    cells_field,
     player_colours,
+    sorted_field,
 )
 from companion.rules.food_alley.groceries import SET_SIZE, StoreEvaluator
 from companion.rules.food_alley.market import (
@@ -46,10 +48,14 @@ from companion.rules.protocol import (
     Action,
     ActionCodec,
     ChanceOutcomeError,
+    ComponentIndex,
     GameState,
     IllegalMoveError,
     Score,
     StateFormatError,
+    action,
+    check_each_once,
+    json_field,
     jsonable,
 )
 
@@ -109,63 +115,29 @@ codec.register(Draw)
 codec.register(RevealCat)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "arrange")
 class Arrange(Action):
     """Chance: the shuffled grocery lists laid along one side, slot 1 to 5."""
 
     lists: tuple[str, ...]
-    kind: ClassVar[str] = "arrange"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "lists": list(self.lists)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Arrange:
-        return cls(tuple(str(x) for x in d["lists"]))
 
     def __str__(self) -> str:
         return "lay " + ", ".join(self.lists)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "place", "place on {cell}, take {list}")
 class Place(Action):
     """Setup: put the shopper on a coin and take one of the spare grocery lists."""
 
-    cell: Cell
-    list_id: str
-    kind: ClassVar[str] = "place"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "cell": name(self.cell), "list": self.list_id}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Place:
-        from companion.rules.food_alley.market import parse_cell
-
-        return cls(parse_cell(d["cell"]), str(d["list"]))
-
-    def __str__(self) -> str:
-        return f"place on {name(self.cell)}, take {self.list_id}"
+    cell: Cell = cell_field()
+    list_id: str = json_field(key="list")
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "move")
 class Move(Action):
     """Move: the cells passed, from the start cell to the end (chained shoppers included)."""
 
-    path: tuple[Cell, ...]
-    kind: ClassVar[str] = "move"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "path": [name(c) for c in self.path]}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Move:
-        from companion.rules.food_alley.market import parse_cell
-
-        return cls(tuple(parse_cell(c) for c in d["path"]))
+    path: tuple[Cell, ...] = cells_field()
 
     @property
     def end(self) -> Cell:
@@ -175,103 +147,48 @@ class Move(Action):
         return "move " + "-".join(name(c) for c in self.path)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "shop")
 class Shop(Action):
     """Shop: declare a trait and collect the matching adjacent tokens (cells, sorted)."""
 
-    trait: Trait
-    take: tuple[Cell, ...]
-    kind: ClassVar[str] = "shop"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "declare": self.trait.value,
-                "take": [name(c) for c in self.take]}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Shop:
-        from companion.rules.food_alley.market import parse_cell
-
-        return cls(Trait(d["declare"]), tuple(sorted(parse_cell(c) for c in d["take"])))
+    trait: Trait = json_field(key="declare")
+    take: tuple[Cell, ...] = cells_field(sort=True)
 
     def __str__(self) -> str:
         extra = ", also " + " ".join(name(c) for c in self.take) if self.take else ""
         return f"shop: same {self.trait.value}{extra}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "claim", "claim {list}")
 class Claim(Action):
     """Claim: take a grocery list from the cat's row or column."""
 
-    list_id: str
-    kind: ClassVar[str] = "claim"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "list": self.list_id}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Claim:
-        return cls(str(d["list"]))
-
-    def __str__(self) -> str:
-        return f"claim {self.list_id}"
+    list_id: str = json_field(key="list")
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "bid")
 class Bid(Action):
     """Bidding: one of the offered coins, or None for a blind draw from the bag."""
 
     token: str | None
-    kind: ClassVar[str] = "bid"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "token": self.token}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Bid:
-        return cls(None if d["token"] is None else str(d["token"]))
 
     def __str__(self) -> str:
         return f"bid {self.token}" if self.token else "bid blind from the bag"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "store")
 class Store(Action):
     """Store groceries: exactly 4 tokens from behind the screen (ids, sorted)."""
 
-    tokens: tuple[str, ...]
-    kind: ClassVar[str] = "store"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, "tokens": list(self.tokens)}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Store:
-        return cls(tuple(sorted(str(t) for t in d["tokens"])))
+    tokens: tuple[str, ...] = sorted_field()
 
     def __str__(self) -> str:
         return "store " + " ".join(self.tokens)
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "pass", "pass")
 class Pass(Action):
     """Pass the turn (final round, or when no move and no store is possible)."""
-
-    kind: ClassVar[str] = "pass"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Pass:
-        return cls()
-
-    def __str__(self) -> str:
-        return "pass"
 
 
 # --- the state -----------------------------------------------------------------------------
@@ -308,12 +225,15 @@ class ShopperState(GameState):
     )
     codec: ClassVar[ActionCodec] = codec
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({NO_LIST_LEFT, NOBODY_CAN_ACT})
+    _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"evaluator"}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Components) -> None:
         super().__init__(players, seed, options)
         self.components = components
         self.evaluator = _evaluator(components)
+        self.token = ComponentIndex("token", "components", components.tokens)
+        self.glist = ComponentIndex("grocery list", "components", components.grocery_lists)
         self.names: list[str] = list(options["colours"])
         self.side_types: dict[Side, str] = {
             Side(k): v for k, v in options["sides"].items()
@@ -338,7 +258,6 @@ class ShopperState(GameState):
         self.final_round = False
         self.end_reason: str | None = None
         self.passes_in_row = 0
-        self._legal: list[Action] | None = None
 
     # --- creation -----------------------------------------------------------------------
     @classmethod
@@ -360,12 +279,6 @@ class ShopperState(GameState):
     # --- helpers ------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
         return self.names[player]
-
-    def token(self, token_id: str) -> Token:
-        return self.components.token(token_id)
-
-    def glist(self, list_id: str) -> GroceryList:
-        return self.components.grocery_list(list_id)
 
     def smileys(self, player: int) -> int:
         return sum(self.glist(g).smileys for g in self.done_lists[player])
@@ -436,13 +349,6 @@ class ShopperState(GameState):
         return self.side_types[SIDES[self.pending["side"]]]
 
     # --- legal moves --------------------------------------------------------------------
-    def legal_actions(self, player: int | None = None) -> list[Action]:
-        if player is not None and player != self.current_player():
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase in _CHANCE_PHASES or phase == "over":
@@ -777,7 +683,6 @@ class ShopperState(GameState):
 
     # --- applying -----------------------------------------------------------------------
     def _apply(self, action: Action) -> str:
-        self._legal = None
         phase = self.phase
         p = self.current_player()
         who = self.names[p] if p >= 0 else "table"
@@ -1171,7 +1076,6 @@ class ShopperState(GameState):
         self.final_round = d["final_round"]
         self.end_reason = d["end_reason"]
         self.passes_in_row = d["passes_in_row"]
-        self._legal = None
         self.check_conservation()
 
     def check_conservation(self) -> None:
@@ -1188,11 +1092,7 @@ class ShopperState(GameState):
             seen[self.start_marker] += 1
         if self.phase == "start-draw":
             seen.update(self.pending["drawn"].values())
-        expected = {t.id for t in self.components.tokens}
-        wrong = sorted(t for t in expected | set(seen) if seen.get(t, 0) != 1)
-        if wrong:
-            raise StateFormatError(
-                f"saved state does not hold each token exactly once: {', '.join(wrong[:5])}")
+        check_each_once(seen.elements(), self.token.ids(), "token")
 
 
 

@@ -21,6 +21,7 @@ from companion.rules.food_alley.common import (
     RevealCat,
     camera_cell,
     camera_rows,
+    cell_field,
     neutral_colours,
     player_colours,
 )
@@ -31,10 +32,13 @@ from companion.rules.protocol import (
     Action,
     ActionCodec,
     ChanceOutcomeError,
+    ComponentIndex,
     GameState,
     IllegalMoveError,
     Score,
     StateFormatError,
+    action,
+    check_each_once,
     jsonable,
 )
 
@@ -124,130 +128,64 @@ def area_kind(key: str) -> str:
 # --- actions -------------------------------------------------------------------------------
 
 
-def _simple(kind: str, fields: tuple[str, ...], cells: tuple[str, ...] = ()):  # noqa: ANN202
-    """A frozen dataclass action whose cell fields are written as cell names in JSON."""
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": kind}
-        for f in fields:
-            v = getattr(self, f)
-            out[f] = name(v) if f in cells and v is not None else v
-        return out
-
-    @classmethod  # type: ignore[misc]
-    def from_json(cls, d: dict[str, Any]):  # noqa: ANN202
-        args = []
-        for f in fields:
-            v = d[f]
-            args.append(parse_cell(v) if f in cells and v is not None else v)
-        return cls(*args)
-
-    return to_json, from_json
-
-
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "place-cat", "cat {value} on {cell}")
 class PlaceCat(Action):
     """Place one of your cats face down on an ingredient of the active column."""
 
-    cell: Cell
+    cell: Cell = cell_field()
     value: int
-    kind: ClassVar[str] = "place-cat"
-    to_json, from_json = _simple("place-cat", ("cell", "value"), ("cell",))
-
-    def __str__(self) -> str:
-        return f"cat {self.value} on {name(self.cell)}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "conflict", "conflict area {slot}")
 class ChooseConflict(Action):
     """The involved player with the topmost cat chooses an empty conflict area."""
 
     slot: int
-    kind: ClassVar[str] = "conflict"
-    to_json, from_json = _simple("conflict", ("slot",))
-
-    def __str__(self) -> str:
-        return f"conflict area {self.slot}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "claim-area", "claim {area}")
 class ClaimArea(Action):
     """Claim a territory above or below the column with a paw."""
 
     area: str
-    kind: ClassVar[str] = "claim-area"
-    to_json, from_json = _simple("claim-area", ("area",))
-
-    def __str__(self) -> str:
-        return f"claim {self.area}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "swap-cat", "swap the cat on {cell} for cat {value}")
 class SwapCat(Action):
     """Upper backyard: swap your cat on a cell with a cat of this value from your supply."""
 
-    cell: Cell
+    cell: Cell = cell_field()
     value: int
-    kind: ClassVar[str] = "swap-cat"
-    to_json, from_json = _simple("swap-cat", ("cell", "value"), ("cell",))
-
-    def __str__(self) -> str:
-        return f"swap the cat on {name(self.cell)} for cat {self.value}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "swap-ingredient", "swap {token} with {cell}")
 class SwapIngredient(Action):
     """Swap one of your ingredients with the ingredient on a board cell."""
 
     token: str
-    cell: Cell
-    kind: ClassVar[str] = "swap-ingredient"
-    to_json, from_json = _simple("swap-ingredient", ("token", "cell"), ("cell",))
-
-    def __str__(self) -> str:
-        return f"swap {self.token} with {name(self.cell)}"
+    cell: Cell = cell_field()
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "take-ingredient", "take the ingredient on {cell}")
 class TakeIngredient(Action):
     """Gain the ingredient on a board cell."""
 
-    cell: Cell
-    kind: ClassVar[str] = "take-ingredient"
-    to_json, from_json = _simple("take-ingredient", ("cell",), ("cell",))
-
-    def __str__(self) -> str:
-        return f"take the ingredient on {name(self.cell)}"
+    cell: Cell = cell_field()
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "discard", "discard {token}")
 class Discard(Action):
     """Discard one of your ingredients to the bag."""
 
     token: str
-    kind: ClassVar[str] = "discard"
-    to_json, from_json = _simple("discard", ("token",))
-
-    def __str__(self) -> str:
-        return f"discard {self.token}"
 
 
-@codec.register
-@dataclass(frozen=True)
+@action(codec, "move-paw")
 class MovePaw(Action):
     """Replace one of your paws: move it from a territory to a free one (None, None: keep)."""
 
     source: str | None
     target: str | None
-    kind: ClassVar[str] = "move-paw"
-    to_json, from_json = _simple("move-paw", ("source", "target"))
 
     def __str__(self) -> str:
         return f"move the paw from {self.source} to {self.target}" if self.source else "keep paws"
@@ -272,13 +210,14 @@ class StrayState(GameState):
         "more chicken tokens",
     )
     codec: ClassVar[ActionCodec] = codec
+    _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"quarters"}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Components) -> None:
         super().__init__(players, seed, options)
         self.components = components
         self.quarters = Quarters.load(components)
-        self._tokens = {t.id: t for t in components.tokens}
+        self.token = ComponentIndex("token", "components", components.tokens)
         self.names: list[str] = list(options["colours"])
         self.variant = bool(options["neutral_fights"])
         self.rows = players + 1  # 2p: upper 3 rows, 3p: 4, 4p: all 5
@@ -312,7 +251,6 @@ class StrayState(GameState):
         self.tasks: list[dict[str, Any]] = []
         self.end_reason: str | None = None
         self._narrative: list[str] = []
-        self._legal: list[Action] | None = None
 
     @classmethod
     def new(cls, players: int, seed: int, **options: Any) -> StrayState:
@@ -327,12 +265,6 @@ class StrayState(GameState):
     # --- helpers ------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
         return self.names[player] if player >= 0 else "neutral"
-
-    def token(self, token_id: str) -> Token:
-        try:
-            return self._tokens[token_id]
-        except KeyError:
-            return self.components.token(token_id)
 
     def column_cells(self, col: int, *, player_rows: bool = True) -> list[Cell]:
         rows = range(self.rows) if player_rows else range(SIZE)
@@ -413,13 +345,6 @@ class StrayState(GameState):
         raise IllegalMoveError("turn order", "no chance step is pending")
 
     # --- legal moves --------------------------------------------------------------------
-    def legal_actions(self, player: int | None = None) -> list[Action]:
-        if player is not None and player != self.current_player():
-            return []
-        if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
-
     def _compute_legal(self) -> list[Action]:
         task = self.task
         if task is None or task["t"] in _CHANCE_TASKS:
@@ -523,7 +448,6 @@ class StrayState(GameState):
 
     # --- applying -----------------------------------------------------------------------
     def _apply(self, action: Action) -> str | tuple[str, str]:
-        self._legal = None
         self._narrative = []
         task = self.task
         assert task is not None
@@ -1080,7 +1004,6 @@ class StrayState(GameState):
         self.strength = dict(d["strength"])
         self.tasks = [dict(t) for t in d["tasks"]]
         self.end_reason = d["end_reason"]
-        self._legal = None
         self.check_conservation()
 
     def check_conservation(self) -> None:
@@ -1093,11 +1016,7 @@ class StrayState(GameState):
         task = self.task
         if task is not None and task["t"] == "start-draw":
             seen.update(task["drawn"].values())
-        expected = {t.id for t in self.components.tokens}
-        wrong = sorted(t for t in expected | set(seen) if seen.get(t, 0) != 1)
-        if wrong:
-            raise StateFormatError(
-                f"state does not hold each token exactly once: {', '.join(wrong[:5])}")
+        check_each_once(seen.elements(), self.token.ids(), "token")
         for p in range(self.players):
             on_board = sum(1 for cat in self.cats.values() if cat[0] == p)
             if on_board + len(self.supply[p]) != len(self.components.cat_values):
