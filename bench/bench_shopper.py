@@ -18,20 +18,16 @@ from companion.rules import CHANCE
 from companion.rules.components import food_alley
 from companion.rules.food_alley.groceries import StoreEvaluator
 from companion.rules.food_alley.shopper import ShopperState
+from companion.rules.simulate import random_playout
 
 
 def random_game(players: int, seed: int, visit=None) -> ShopperState:
-    s = ShopperState.new(players, seed)
-    chooser = random.Random(seed)
-    while not s.is_terminal():
-        if s.current_player() == CHANCE:
-            s.play_chance()
-        else:
-            if visit is not None:
-                visit(s)
-            legal = s.legal_actions()
-            s.apply_action(legal[chooser.randrange(len(legal))])
-    return s
+    """A seeded random game; ``visit(state)`` before each player's move."""
+    def before(state, actor, _action) -> None:
+        if actor != CHANCE and visit is not None:
+            visit(state)
+
+    return random_playout(ShopperState.new(players, seed), seed, before=before)
 
 
 def bench_legal_moves(games: int) -> dict[str, tuple[float, float, int]]:

@@ -6,7 +6,6 @@ import argparse
 import getpass
 import json
 import os
-import random
 import signal
 import sys
 from collections.abc import Sequence
@@ -14,23 +13,13 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from companion.rules import CHANCE, SIMULTANEOUS, GameState, RulesError, find_game, game_names
+from companion.rules.simulate import steps
 from companion.rules.summary import end_line, final_summary, score_table, smileys
 
 
 def play_auto(state: GameState, seed: int, *, as_json: bool, out: TextIO) -> GameState:
     """Play to the end with seeded random legal moves, printing each step."""
-    chooser = random.Random(seed)
-    while not state.is_terminal():
-        actor = state.current_player()
-        if actor == SIMULTANEOUS:  # each player seals a choice; the last one reveals them all
-            for player in state.acting_players():
-                legal = state.legal_actions(player)
-                state.apply_action(legal[chooser.randrange(len(legal))], player=player)
-        elif actor == CHANCE:
-            state.apply_action(state.sample_chance())
-        else:
-            legal = state.legal_actions()
-            state.apply_action(legal[chooser.randrange(len(legal))])
+    for actor, _ in steps(state, seed):
         entry = state.log[-1]
         if as_json:
             who = {CHANCE: "table", SIMULTANEOUS: "all"}.get(actor)
