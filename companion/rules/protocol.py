@@ -100,11 +100,13 @@ def json_field(*, key: str | None = None, encode: Callable[[Any], Any] | None = 
     return field(default=default, metadata=meta)
 
 
-def _conversions(hint: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]] | None:
-    """How a field of this type goes to JSON and back: a string, a number, an enum's value,
-    a tuple of those as a list. None for a type that needs its own (json_field)."""
+def _conversions(hint: Any
+                 ) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any]] | None:
+    """How a field of this type goes to JSON (None: as it is) and back: a string, a number,
+    an enum's value, a tuple of those as a list. None for a type that needs its own
+    (json_field)."""
     if hint in (str, int, bool):
-        return (lambda v: v), hint
+        return None, hint  # written as it is
     if isinstance(hint, type) and issubclass(hint, Enum):
         return (lambda v: v.value), hint
     if get_origin(hint) is tuple:
@@ -112,6 +114,8 @@ def _conversions(hint: Any) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]
         inner = _conversions(args[0]) if len(args) == 2 and args[1] is Ellipsis else None
         if inner is not None:
             put, get = inner
+            if put is None:
+                return list, (lambda v: tuple(get(x) for x in v))
             return (lambda v: [put(x) for x in v]), (lambda v: tuple(get(x) for x in v))
     return None
 
@@ -133,9 +137,26 @@ def _field_codec(cls: type, f: Field[Any], hint: Any) -> tuple[str, str, Any, An
         if made is None:
             raise TypeError(f"action {cls.__name__}: field {f.name} ({hint}) needs its JSON "
                             "form: declare it with json_field(encode=..., decode=...)")
-        encode, decode = encode or made[0], decode or made[1]
+        encode, decode = encode or made[0], decode or made[1]  # encode None: as it is
     default = f.default if f.default is not MISSING else MISSING
     return f.name, key or f.name, encode, decode, default
+
+
+def _writer(kind: str, spec: list[tuple[str, str, Any, Any, Any]]
+            ) -> Callable[[Action], dict[str, Any]]:
+    """An action's to_json, written out for its fields as a hand would write it (it runs at
+    every step of every game): {"type": kind, key: self.field or its encoding, ...}."""
+    encoders: dict[str, Any] = {}
+    items = [f'"type": {kind!r}']
+    for n, (attr, key, encode, _, _) in enumerate(spec):
+        if encode is None:
+            items.append(f"{key!r}: self.{attr}")
+        else:
+            encoders[f"_encode{n}"] = encode
+            items.append(f"{key!r}: None if self.{attr} is None else _encode{n}(self.{attr})")
+    source = f"def to_json(self):\n    return {{{', '.join(items)}}}\n"
+    exec(source, encoders)  # noqa: S102 (names and keys are the class's own fields)
+    return encoders["to_json"]  # type: ignore[no-any-return]
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(field, json_field))
@@ -153,12 +174,7 @@ def action(codec: ActionCodec | None, kind: str, text: str | None = None
         hints = get_type_hints(cls)
         spec = [_field_codec(cls, f, hints[f.name]) for f in fields(cls)]
 
-        def to_json(self: Action) -> dict[str, Any]:
-            out: dict[str, Any] = {"type": self.kind}
-            for attr, key, encode, _, _ in spec:
-                value = getattr(self, attr)
-                out[key] = None if value is None else encode(value)
-            return out
+        to_json = _writer(kind, spec)
 
         def from_json(klass: type[Action], data: dict[str, Any]) -> Action:
             values = {}
@@ -276,12 +292,13 @@ class Score:
 
 def check_each_once(seen: Iterable[str], expected: Iterable[str], what: str) -> None:
     """Components are conserved: each of ``expected`` (ids of one kind) is ``seen`` exactly
-    once over all the places a state keeps them.
+    once over all the places a state keeps them, and nothing else is.
 
-    :raises StateFormatError: naming the first few missing or held twice.
+    :raises StateFormatError: naming the first few missing, held twice or unknown.
     """
     counts = Counter(seen)
-    wrong = sorted(t for t in set(expected) | set(counts) if counts.get(t, 0) != 1)
+    known = set(expected)
+    wrong = sorted(t for t in known | set(counts) if counts.get(t, 0) != (t in known))
     if wrong:
         raise StateFormatError(
             f"state does not hold each {what} exactly once: {', '.join(wrong[:5])}")
