@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from companion.rules.components import Components
@@ -57,6 +58,11 @@ def cells_field(*, sort: bool = False) -> Any:
 def sorted_field(**kw: Any) -> Any:
     """An action's field that holds a set of names (tokens, recipes), read back sorted."""
     return json_field(decode=lambda names: tuple(sorted(str(n) for n in names)), **kw)
+
+
+def board_tokens(cells: list[Any]) -> Iterator[str]:
+    """The ids of the tokens lying on the market (cells holding ``("t", id, face)``)."""
+    return (x[1] for x in cells if x is not None and x[0] == "t")
 
 
 def camera_cell(kind: str, token: str | None = None, player: str | None = None,

@@ -16,6 +16,7 @@ from companion.rules.components import Components, Recipe, Token, Trait, food_al
 from companion.rules.food_alley.common import (
     Draw,
     RevealCat,
+    board_tokens,
     camera_cell,
     camera_rows,
     cell_field,
@@ -927,10 +928,7 @@ class SambalState(GameState):
 
     def check_conservation(self) -> None:
         """Each of the 54 tokens is in exactly one place."""
-        seen: Counter[str] = Counter()
-        for x in self.cells:
-            if x is not None and x[0] == "t":
-                seen[x[1]] += 1
+        seen = Counter(board_tokens(self.cells))
         seen.update(self.bag.contents())
         for q in range(self.players):
             seen.update(self.screens[q])

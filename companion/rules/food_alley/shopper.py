@@ -17,6 +17,7 @@ from companion.rules.components import Components, Token, Trait, food_alley
 from companion.rules.food_alley.common import (
     Draw,
     RevealCat,
+    board_tokens,
     camera_cell,
     camera_rows,
     cell_field,
@@ -1080,10 +1081,7 @@ class ShopperState(GameState):
 
     def check_conservation(self) -> None:
         """A loaded state must hold each token exactly once."""
-        seen: Counter[str] = Counter()
-        for x in self.cells:
-            if x is not None and x[0] == "t":
-                seen[x[1]] += 1
+        seen = Counter(board_tokens(self.cells))
         seen.update(self.bag.contents())
         seen.update(self.offer)
         for s in self.screens:
