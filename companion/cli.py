@@ -12,7 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from companion.rules import CHANCE, SIMULTANEOUS, GameState, RulesError, find_game, game_names
+from companion.rules import (
+    CHANCE,
+    SIMULTANEOUS,
+    GameState,
+    RulesError,
+    find_game,
+    game_names,
+    player_range,
+)
 from companion.rules.simulate import steps
 from companion.rules.summary import end_line, final_summary, score_table, smileys
 
@@ -209,7 +217,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
             return 2
     else:
         try:
-            state = cls.new(args.players, args.seed, **parse_options(args.option, cls))
+            players = args.players or player_range(cls)[1]
+            state = cls.new(players, args.seed, **parse_options(args.option, cls))
         except (ValueError, TypeError) as exc:
             print(f"companion play: {exc}", file=sys.stderr)
             return 2
@@ -398,7 +407,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     play = sub.add_parser("play", help="play a game from the command line")
     play.add_argument("game", help=f"one of: {', '.join(game_names())}")
-    play.add_argument("--players", type=int, default=4, help="how many play, 2 to 4 (default 4)")
+    play.add_argument("--players", type=int, help="how many play (default: the most the game "
+                      "allows)")
     play.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
     play.add_argument("--auto", action="store_true", help="seeded random legal moves")
     play.add_argument("--json", action="store_true", help="with --auto: one JSON object per "

@@ -29,6 +29,14 @@ def game_names() -> list[str]:
     return sorted(_registry())
 
 
+def player_range(cls: type[GameState]) -> tuple[int, int]:
+    """How many may play a game: its module's MIN_PLAYERS and MAX_PLAYERS (2 to 4 if unsaid)."""
+    import sys
+
+    module = sys.modules[cls.__module__]
+    return int(getattr(module, "MIN_PLAYERS", 2)), int(getattr(module, "MAX_PLAYERS", 4))
+
+
 def find_game(name: str) -> type[GameState]:
     """The state class of a game or mode, by name such as ``food-alley/shopper``."""
     games = _registry()
@@ -49,4 +57,5 @@ __all__ = [
     "UndoRefusedError",
     "find_game",
     "game_names",
+    "player_range",
 ]

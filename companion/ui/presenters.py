@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from companion.rules import find_game
+from companion.rules import find_game, player_range
 from companion.rules.components import food_alley
 
 PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this long idle
@@ -49,9 +49,7 @@ class StartPresenter:
 
     @property
     def player_range(self) -> tuple[int, int]:
-        cls = find_game(self.game)
-        module = __import__(cls.__module__, fromlist=["MIN_PLAYERS"])
-        return int(getattr(module, "MIN_PLAYERS", 2)), int(getattr(module, "MAX_PLAYERS", 4))
+        return player_range(find_game(self.game))
 
     def pick_game(self, game: str) -> None:
         if game not in self.games:
