@@ -1,0 +1,65 @@
+"""Properties over random legal games of The Alley Cats Game with 2, 3 and 4 players."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.rules.alley_cats import AlleyCatsState
+from companion.rules.protocol import check_each_once
+
+from .random_games import check_random_game
+
+
+def conserved(s: AlleyCatsState) -> None:
+    """Each fish is in one dustbin, on one cat or in one home; each dustbin, dog and cat is in
+    one place (check_each_once over every place the state keeps them)."""
+    s.check_conservation()
+    places = s.token_places()
+    fish = [t for t in places if "-fish-" in t]
+    check_each_once(fish, [f for fs in s.fish_ids for f in fs], "fish skeleton")
+    check_each_once([t for t in places if "-bin-" in t], list(s.bin_owner), "dustbin")
+    check_each_once([t for t in places if t.endswith("-dog")],
+                    [f"{c}-dog" for c in s.names], "dog")
+    assert sum(len(h) for h in s.at_home) + sum(len(c) for c in s.carried) + sum(
+        f is not None for f in s.bin_fish.values()) == 4 * s.players
+    assert all(len(h) <= s.components.fish_to_win for h in s.at_home)
+
+
+def no_leak(s: AlleyCatsState) -> None:
+    """No view shows where another player's dog hides before its dustbin is opened (its
+    owner sees it; the onlooker sees no dog at all until then)."""
+    hiding = {q: s.bin_square[b] for q, b in enumerate(s.dog) if b in s.bin_square}
+    for viewer in [*range(s.players), None]:
+        view = s.view(viewer)
+        for entry in view["dustbins"]:
+            owner = s.names.index(entry["owner"])
+            if not entry["opened"] and owner != viewer:
+                assert entry["dog"] is None
+        for owner, square in hiding.items():
+            if owner != viewer:
+                text = json.dumps(view)
+                assert s.bin_at[square] not in text
+                assert all(c["dog"] in ("hidden", "not hidden", "chasing", "gone")
+                           for c in view["cats"].values())
+
+
+@settings(max_examples=30, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**31))
+def test_random_games_keep_every_invariant(players, seed):
+    s = check_random_game(AlleyCatsState, players, seed, max_steps=20_000, invariants=conserved,
+                          no_leak=no_leak, undo_every=13)
+    assert s.is_terminal() and s.end_reason
+    assert max(len(h) for h in s.at_home) == 5 or s.end_reason in AlleyCatsState.REFEREE_ENDINGS
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(0, 2**31))
+def test_every_player_count_is_played(seed):
+    for players in (2, 3, 4):
+        s = check_random_game(AlleyCatsState, players, seed, max_steps=20_000,
+                              invariants=conserved, no_leak=no_leak, undo_every=97,
+                              leak_every=11)
+        assert s.players == players and len(s.scores()) == players
