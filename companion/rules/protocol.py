@@ -337,6 +337,9 @@ class GameState(ABC):
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset()
     # options a table may set (name -> its values, in words), beyond the seat colours
     TABLE_OPTIONS: ClassVar[dict[str, str]] = {}
+    # the colours players pick their seats by, given to new() as the "colours" option; none
+    # for a game whose seats are fixed roles (each named by player_name)
+    SEAT_COLOURS: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players

@@ -63,7 +63,8 @@ POLL_S = 0.05
 SCREEN_STUCK_S = 10.0  # s without a tick of the screen's clock that counts as frozen
 GAME_SCREENS = ("table", "question", "private", "reveal", "mismatch", "final")
 # the options a game may be given from the settings screen
-GAME_OPTIONS = {"food-alley/sambal": {"recipes": ("top", "open")}}
+GAME_OPTIONS = {"food-alley/sambal": {"recipes": ("top", "open")},
+                "food-trucks": {"happy_hour": ("false", "true")}}
 
 
 @dataclass
@@ -184,11 +185,12 @@ class StartScreen(KioskScreen):
         games = self.ids.games
         games.clear_widgets()
         for game in p.games:
-            b = Button(text=game_title(game).split(": ")[-1], font_size=20 * app.u,
-                       background_normal="",
+            b = Button(text=game_title(game), font_size=17 * app.u,
+                       background_normal="", halign="center", valign="middle",
                        background_color=(0.2, 0.55, 0.3, 1) if game == p.game
                        else (0.28, 0.28, 0.3, 1))
-            b.bind(on_release=lambda _b, g=game: self.pick(g))
+            b.bind(on_release=lambda _b, g=game: self.pick(g),  # a long title wraps
+                   size=lambda w, v: setattr(w, "text_size", (v[0] - 6 * app.u, v[1])))
             games.add_widget(b)
         low, high = p.player_range
         self.ids.players.text = app.t("start.players", count=len(p.seats), low=low, high=high)
@@ -1080,7 +1082,8 @@ class KioskApp(App):
         self._stop_checker()
         game = setup["game"]
         options = dict(self.settings.options.get(game, {}))
-        options["colours"] = setup["colours"]
+        if setup["colours"] is not None:
+            options["colours"] = setup["colours"]
         spec = self.source_spec
         unfinished = self.journal.unfinished()
         if unfinished is not None:

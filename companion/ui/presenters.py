@@ -18,7 +18,9 @@ PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this
 HISTORY_LINES = 8
 
 MODE_TITLES = {"food-alley/shopper": "Food Alley: Shopper", "food-alley/sambal":
-               "Food Alley: Sambal", "food-alley/stray": "Food Alley: Stray"}
+               "Food Alley: Sambal", "food-alley/stray": "Food Alley: Stray",
+               "alley-cats": "Alley Cats", "critter-kitchen": "Critter Kitchen",
+               "food-trucks": "Food Trucks", "burger-joint": "Burger Joint"}
 
 
 def game_title(game: str) -> str:
@@ -38,14 +40,31 @@ class StartPresenter:
     def __init__(self, games: list[str], *, recent_names: list[str] | None = None,
                  resumable: list[dict[str, Any]] | None = None, game: str | None = None,
                  players: int = 2) -> None:
-        self.games = games
-        self.colours = list(food_alley().player_colours)
+        # Food Alley's modes first (the game the camera reads), then the others by title
+        self.games = sorted(games, key=lambda g: (not g.startswith("food-alley/"),
+                                                  game_title(g)))
         self.recent_names = recent_names or []
         self.resumable = resumable or []
-        self.game = game or games[0]
+        self.game = game or self.games[0]
         self.seats: list[Seat] = []
         self.camera = {"state": "none", "text": ""}
         self.set_players(players)
+
+    @property
+    def colours(self) -> list[str]:
+        """The colours seats are picked by in this game; where its seats are fixed roles
+        (Burger Joint's Burger and Pizza), those roles, in seat order."""
+        cls = find_game(self.game)
+        if cls.SEAT_COLOURS:
+            return list(cls.SEAT_COLOURS)
+        low, high = self.player_range
+        sample = cls.new(high, 0)
+        return [sample.player_name(p) for p in range(high)]
+
+    @property
+    def fixed_seats(self) -> bool:
+        """Seats are the game's roles, in order: no colour to pick."""
+        return not find_game(self.game).SEAT_COLOURS
 
     @property
     def player_range(self) -> tuple[int, int]:
@@ -54,17 +73,28 @@ class StartPresenter:
     def pick_game(self, game: str) -> None:
         if game not in self.games:
             raise ValueError(f"unknown game {game}")
+        changed = game != self.game
         self.game = game
         low, high = self.player_range
-        self.set_players(min(max(len(self.seats), low), high))
+        count = min(max(len(self.seats), low), high)
+        if changed:  # another game's colours or roles: the seats are laid again, names kept
+            names = [s.name for s in self.seats]
+            self.seats = []
+            self.set_players(count)
+            for seat, name in zip(self.seats, names, strict=False):
+                seat.name = name
+        else:
+            self.set_players(count)
 
     def set_players(self, count: int) -> None:
         low, high = self.player_range
         count = min(max(count, low), high)
         seats = self.seats[:count]
+        colours = self.colours
         for i in range(len(seats), count):
             used = {s.colour for s in seats}
-            colour = next(c for c in self.colours if c not in used)
+            colour = colours[i] if self.fixed_seats else next(
+                c for c in colours if c not in used)
             seats.append(Seat(self._default_name(i, colour, seats), colour))
         self.seats = seats
 
@@ -93,10 +123,13 @@ class StartPresenter:
 
     def next_colour(self, seat: int) -> None:
         """Give a seat the next colour no other seat has."""
+        if self.fixed_seats:
+            return  # a role is the seat's own
+        colours = self.colours
         used = {s.colour for k, s in enumerate(self.seats) if k != seat}
-        start = self.colours.index(self.seats[seat].colour)
-        for step in range(1, len(self.colours) + 1):
-            colour = self.colours[(start + step) % len(self.colours)]
+        start = colours.index(self.seats[seat].colour)
+        for step in range(1, len(colours) + 1):
+            colour = colours[(start + step) % len(colours)]
             if colour not in used:
                 self.seats[seat].colour = colour
                 return
@@ -105,9 +138,11 @@ class StartPresenter:
         self.camera = {"state": state, "text": text}
 
     def setup(self) -> dict[str, Any]:
-        """What a new game needs: game, players, names, colours."""
+        """What a new game needs: game, players, names, and colours (None where the seats are
+        the game's fixed roles)."""
         return {"game": self.game, "players": len(self.seats),
-                "names": [s.name for s in self.seats], "colours": [s.colour for s in self.seats]}
+                "names": [s.name for s in self.seats],
+                "colours": None if self.fixed_seats else [s.colour for s in self.seats]}
 
 
 # --- the table ----------------------------------------------------------------------------------

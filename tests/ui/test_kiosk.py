@@ -128,6 +128,68 @@ def test_without_a_camera_steps_are_tapped_in_and_journaled(tmp_path):
     assert len(steps) >= 12 and {s["decided_by"] for s in steps} >= {"entry"}
 
 
+ENTRY_GAME = r"""
+import json, sys
+from pathlib import Path
+from companion.ui.cli import _prepare_kivy
+_prepare_kivy((800, 480), False)
+from kivy.clock import Clock
+from companion.ui.app import KioskApp, KioskConfig
+from companion.ui.autoplay import tap, texts
+
+app = KioskApp(KioskConfig(data_dir=Path(sys.argv[1]), source="none"))
+seen = {"screens": [], "chosen": [], "shown_after": []}
+
+def act(dt):
+    name = app.root.current
+    screen = app.root.current_screen
+    if name not in seen["screens"]:
+        seen["screens"].append(name)
+    if name == "start":
+        app.start.pick_game(sys.argv[2])
+        tap(screen.ids.start)
+    elif name == "question":
+        seen["shown_after"] += texts(app.root)
+        tap(list(reversed(screen.ids.options.children))[0])
+    elif name == "private":
+        entry = app.table.private
+        options = list(reversed(screen.ids.options.children))
+        if entry is None or not entry.is_open:
+            seen["shown_after"] += texts(app.root)
+            tap(screen.ids.action)
+        elif options:
+            seen["chosen"].append(options[0].text)
+            tap(options[0])
+    elif name == "reveal":
+        tap([w for w in screen.walk() if getattr(w, "text", "") == app.t("reveal.continue")][0])
+    if name == "final" or (app.table is not None and app.table.view.n >= 20):
+        print(json.dumps({"n": app.table.view.n, **seen}))
+        app.stop()
+
+Clock.schedule_interval(act, 0.1)
+Clock.schedule_once(lambda *_: app.stop(), 150)
+app.run()
+"""
+
+
+def test_the_alley_cats_game_is_refereed_by_entry_its_dogs_hidden_behind_the_cover(tmp_path):
+    """A game the camera does not follow, picked on the start screen and played by taps: the
+    dustbins placed in public, each dog hidden behind the cover, and what a player hid never
+    on a shared screen."""
+    env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
+               KIVY_HOME=str(tmp_path / "kivy"), KIVY_NO_CONSOLELOG="1")
+    out = subprocess.run([sys.executable, "-c", ENTRY_GAME, str(tmp_path / "data"),
+                          "alley-cats"], env=env, capture_output=True, text=True, timeout=300)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["n"] >= 20
+    assert {"start", "question", "private"} <= set(result["screens"])
+    assert result["chosen"] and all("dog" in c for c in result["chosen"])
+    assert not set(result["chosen"]) & set(result["shown_after"])
+    journal = Journal(tmp_path / "data")
+    steps = journal.steps(journal.games()[-1].id)
+    assert journal.games()[-1].game == "alley-cats" and len(steps) >= 20
+
+
 OTHER_MODES = [("food-alley/shopper", 2, 4), ("food-alley/stray", 2, 4)]
 AT_ONCE = 3  # kiosk runs at a time
 

@@ -229,3 +229,25 @@ def test_the_enrollment_plan_shows_each_photo_as_pictures_of_what_to_lay():
         plan.index = layout_index
         for cell in plan.cells():
             assert cell["picture"] is None or (ART_DIR / cell["picture"]).is_file()
+
+
+def test_the_picker_offers_every_game_with_its_own_seats():
+    """Each game seats its own range of players in its own colours; a game whose seats are
+    fixed roles (Burger Joint's Burger and Pizza) shows them, and no colour is picked."""
+    from companion.rules import game_names
+
+    p = StartPresenter(game_names(), players=4)
+    assert {"alley-cats", "critter-kitchen", "food-trucks", "burger-joint"} <= set(p.games)
+    p.pick_game("critter-kitchen")
+    p.set_players(6)
+    assert len(p.seats) == 6 and len({s.colour for s in p.seats}) == 6
+    assert p.setup()["colours"] == [s.colour for s in p.seats]
+    p.pick_game("burger-joint")
+    assert [s.colour for s in p.seats] == ["Burger", "Pizza"]
+    p.next_colour(0)
+    assert [s.colour for s in p.seats] == ["Burger", "Pizza"]
+    assert p.setup()["colours"] is None and p.setup()["players"] == 2
+    p.pick_game("alley-cats")
+    assert p.player_range == (2, 4) and all(s.colour in p.colours for s in p.seats)
+    p.pick_game("food-trucks")
+    assert [s.colour for s in p.seats] == ["player 1", "player 2"]

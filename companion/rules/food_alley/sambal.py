@@ -178,6 +178,7 @@ class SambalState(GameState):
         "more value in coins",
     )
     codec: ClassVar[ActionCodec] = codec
+    SEAT_COLOURS: ClassVar[tuple[str, ...]] = food_alley().player_colours
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({EVERYONE_OUT, STALLED})
     TABLE_OPTIONS: ClassVar[dict[str, str]] = {
         "recipes": "top (only the top card of each pile may be claimed; the default) or open"}

@@ -225,6 +225,7 @@ class ShopperState(GameState):
         "fewer unused tokens",
     )
     codec: ClassVar[ActionCodec] = codec
+    SEAT_COLOURS: ClassVar[tuple[str, ...]] = food_alley().player_colours
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({NO_LIST_LEFT, NOBODY_CAN_ACT})
     _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"evaluator"}
 

@@ -210,6 +210,7 @@ class StrayState(GameState):
         "more chicken tokens",
     )
     codec: ClassVar[ActionCodec] = codec
+    SEAT_COLOURS: ClassVar[tuple[str, ...]] = food_alley().player_colours
     _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"quarters"}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
