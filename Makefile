@@ -36,6 +36,10 @@ bench: $(TEST_STAMP)
 	$(BIN)/python bench/bench_shopper.py
 	$(BIN)/python bench/bench_sambal.py
 	$(BIN)/python bench/bench_stray.py
+	$(BIN)/python bench/bench_alley_cats.py
+	$(BIN)/python bench/bench_critter_kitchen.py
+	$(BIN)/python bench/bench_food_trucks.py
+	$(BIN)/python bench/bench_burger_joint.py
 	$(BIN)/python bench/bench_kiosk.py
 	$(BIN)/python bench/bench_vision.py --scenes 500
 	$(BIN)/python bench/bench_vision_stress.py --scenes 100
