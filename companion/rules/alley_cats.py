@@ -15,13 +15,10 @@ from __future__ import annotations
 import functools
 from collections import deque
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
-from companion.rules.components import ComponentError
+from companion.rules.components import EntryChecks, read_component_list
 from companion.rules.protocol import (
     CHANCE,
     TERMINAL,
@@ -91,16 +88,8 @@ class AlleyCatsComponents:
     dustbin_positions: dict[str, tuple[str, ...]]  # side -> marked squares
 
 
-def _fail(where: str, what: str) -> ComponentError:
-    return ComponentError(f"component list {DATA_FILE}, {where}: {what}")
-
-
-def _get(mapping: Any, key: str, where: str) -> Any:
-    if not isinstance(mapping, dict):
-        raise _fail(where, f"expected a mapping, got {type(mapping).__name__}")
-    if key not in mapping:
-        raise _fail(where, f"missing field {key!r}")
-    return mapping[key]
+_CHECKS = EntryChecks(DATA_FILE)
+_fail, _get = _CHECKS.fail, _CHECKS.get
 
 
 def _whole(value: Any, where: str, expected: int | None = None) -> int:
@@ -277,19 +266,7 @@ def load_alley_cats(path: str | Path | None = None) -> AlleyCatsComponents:
 
     :raises ComponentError: if the file is unreadable or malformed.
     """
-    where = str(path) if path is not None else f"the shipped {DATA_FILE}"
-    try:
-        if path is None:
-            text = (resources.files("companion.rules") / "data" / DATA_FILE).read_text(
-                encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-    except OSError as exc:
-        raise ComponentError(f"cannot read component list {where}: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ComponentError(f"component list {where} is not valid YAML ({exc}); fix the file "
-                             "or restore it") from exc
+    raw = read_component_list(DATA_FILE, path)
     return parse_alley_cats(raw)
 
 

@@ -14,15 +14,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from itertools import chain, combinations_with_replacement, product
 from math import comb, prod
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
-from companion.rules.components import ComponentError
+from companion.rules.components import EntryChecks, read_component_list
 from companion.rules.protocol import (
     CHANCE,
     TERMINAL,
@@ -98,16 +95,8 @@ class BurgerComponents:
         return [f"{c}-{n}" for c in self.colours for n in range(1, self.per_colour + 1)]
 
 
-def _fail(where: str, what: str) -> ComponentError:
-    return ComponentError(f"burger_joint.yaml, {where}: {what}")
-
-
-def _get(mapping: Any, key: str, where: str) -> Any:
-    if not isinstance(mapping, dict):
-        raise _fail(where, f"expected a mapping, got {type(mapping).__name__}")
-    if key not in mapping:
-        raise _fail(where, f"missing field {key!r}")
-    return mapping[key]
+_CHECKS = EntryChecks("burger_joint.yaml")
+_fail, _get = _CHECKS.fail, _CHECKS.get
 
 
 def _whole(value: Any, where: str, least: int = 0) -> int:
@@ -258,18 +247,7 @@ def load_burger_joint(path: str | Path | None = None) -> BurgerComponents:
 
     :raises ComponentError: if the file is unreadable or malformed.
     """
-    try:
-        if path is None:
-            text = (resources.files("companion.rules") / "data" / "burger_joint.yaml").read_text(
-                encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-    except OSError as exc:
-        raise ComponentError(f"cannot read the Burger Joint component list: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ComponentError(f"burger_joint.yaml is not valid YAML ({exc}); fix the file or "
-                             "restore it") from exc
+    raw = read_component_list("burger_joint.yaml", path)
     return parse_burger_joint(raw)
 
 

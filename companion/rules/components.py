@@ -152,6 +152,46 @@ class Components:
         return tuple(sorted({t.price for t in self.tokens}))
 
 
+class EntryChecks:
+    """The checks every game's component list makes of its entries: each failure is a
+    ComponentError naming the file, the entry and what is wrong."""
+
+    def __init__(self, file_name: str) -> None:
+        self.file_name = file_name
+
+    def fail(self, where: str, what: str) -> ComponentError:
+        return ComponentError(f"component list {self.file_name}, {where}: {what}")
+
+    def get(self, mapping: Any, key: str, where: str) -> Any:
+        """``mapping[key]``, refused when the entry is not a mapping or lacks the field."""
+        if not isinstance(mapping, dict):
+            raise self.fail(where, f"expected a mapping, got {type(mapping).__name__}")
+        if key not in mapping:
+            raise self.fail(where, f"missing field {key!r}")
+        return mapping[key]
+
+
+def read_component_list(file_name: str, path: str | Path | None = None) -> Any:
+    """A component list's YAML: the one shipped as companion/rules/data/``file_name``, or the
+    file at ``path``.
+
+    :raises ComponentError: if it cannot be read or is not YAML, naming it and what to do.
+    """
+    where = str(path) if path is not None else f"the shipped {file_name}"
+    try:
+        if path is None:
+            text = (resources.files("companion.rules") / "data" / file_name).read_text(
+                encoding="utf-8")
+        else:
+            text = Path(path).read_text(encoding="utf-8")
+        return yaml.safe_load(text)
+    except OSError as exc:
+        raise ComponentError(f"cannot read component list {where}: {exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ComponentError(f"component list {where} is not valid YAML ({exc}); fix the file "
+                             "or restore it") from exc
+
+
 def _fail(where: str, what: str) -> ComponentError:
     return ComponentError(f"component list, {where}: {what}")
 
@@ -365,22 +405,7 @@ def load_components(path: str | Path | None = None) -> Components:
 
     :raises ComponentError: if the file is unreadable or malformed.
     """
-    try:
-        if path is None:
-            text = (resources.files("companion.rules") / "data" / "food_alley.yaml").read_text(
-                encoding="utf-8"
-            )
-            where = "the shipped food_alley.yaml"
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-            where = str(path)
-        raw = yaml.safe_load(text)
-    except OSError as exc:
-        raise ComponentError(f"cannot read component list {path}: {exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ComponentError(
-            f"component list {where} is not valid YAML ({exc}); fix the file or restore it"
-        ) from exc
+    raw = read_component_list("food_alley.yaml", path)
     return parse_components(raw)
 
 

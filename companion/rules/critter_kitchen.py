@@ -14,13 +14,11 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass, replace
-from importlib import resources
 from itertools import permutations
+from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
-from companion.rules.components import ComponentError
+from companion.rules.components import EntryChecks, read_component_list
 from companion.rules.protocol import (
     CHANCE,
     SIMULTANEOUS,
@@ -130,16 +128,8 @@ class Kitchen:
     zous_chefs: tuple[ZousChef, ...]
 
 
-def _fail(where: str, what: str) -> ComponentError:
-    return ComponentError(f"critter_kitchen.yaml, {where}: {what}")
-
-
-def _get(mapping: Any, key: str, where: str) -> Any:
-    if not isinstance(mapping, dict):
-        raise _fail(where, f"expected a mapping, got {type(mapping).__name__}")
-    if key not in mapping:
-        raise _fail(where, f"missing field {key!r}")
-    return mapping[key]
+_CHECKS = EntryChecks("critter_kitchen.yaml")
+_fail, _get = _CHECKS.fail, _CHECKS.get
 
 
 def _count(value: Any, where: str, name: str, least: int = 0) -> int:
@@ -285,21 +275,15 @@ def parse_kitchen(raw: Any) -> Kitchen:
 @functools.lru_cache(maxsize=1)
 def kitchen() -> Kitchen:
     """The shipped component list, loaded and validated once."""
-    text = (resources.files("companion.rules") / "data" / "critter_kitchen.yaml").read_text(
-        encoding="utf-8")
-    return load_kitchen(text, "the shipped critter_kitchen.yaml")
+    return load_kitchen()
 
 
-def load_kitchen(text: str, where: str = "critter_kitchen.yaml") -> Kitchen:
-    """Parse and validate a component list's text.
+def load_kitchen(path: str | Path | None = None) -> Kitchen:
+    """Load and validate a component list; the shipped one by default.
 
-    :raises ComponentError: naming what is wrong.
+    :raises ComponentError: if the file is unreadable or malformed.
     """
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ComponentError(f"component list {where} is not valid YAML ({exc}); fix the "
-                             "file or restore it") from exc
+    raw = read_component_list("critter_kitchen.yaml", path)
     return parse_kitchen(raw)
 
 

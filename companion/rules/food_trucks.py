@@ -16,13 +16,10 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-import yaml
-
-from companion.rules.components import ComponentError
+from companion.rules.components import EntryChecks, read_component_list
 from companion.rules.protocol import (
     CHANCE,
     TERMINAL,
@@ -97,8 +94,7 @@ class TruckComponents:
     orders: tuple[OrderCard, ...]
 
 
-def _fail(where: str, what: str) -> ComponentError:
-    return ComponentError(f"food trucks component list, {where}: {what}")
+_fail = EntryChecks(DATA_FILE).fail
 
 
 def _mapping(value: Any, where: str) -> dict[str, Any]:
@@ -228,20 +224,7 @@ def load_food_trucks(path: str | Path | None = None) -> TruckComponents:
 
     :raises ComponentError: if the file is unreadable or malformed.
     """
-    where = str(path) if path is not None else f"the shipped {DATA_FILE}"
-    try:
-        if path is None:
-            text = (resources.files("companion.rules") / "data" / DATA_FILE).read_text(
-                encoding="utf-8")
-        else:
-            text = Path(path).read_text(encoding="utf-8")
-        raw = yaml.safe_load(text)
-    except OSError as exc:
-        raise ComponentError(f"cannot read the food trucks component list {where}: {exc}") \
-            from exc
-    except yaml.YAMLError as exc:
-        raise ComponentError(f"food trucks component list {where} is not valid YAML ({exc}); "
-                             "fix the file or restore it") from exc
+    raw = read_component_list(DATA_FILE, path)
     return parse_food_trucks(raw)
 
 

@@ -720,9 +720,13 @@ def test_malformed_data_is_refused_naming_the_entry(change, message):
         parse_kitchen(raw)
 
 
-def test_data_that_is_not_yaml_is_refused_clearly():
+def test_data_that_is_not_yaml_is_refused_clearly(tmp_path):
+    bad = tmp_path / "critter_kitchen.yaml"
+    bad.write_text("schema: [1\n", encoding="utf-8")
     with pytest.raises(ComponentError, match="not valid YAML"):
-        load_kitchen("schema: [1\n")
+        load_kitchen(bad)
+    with pytest.raises(ComponentError, match="cannot read"):
+        load_kitchen(tmp_path / "missing.yaml")
 
 
 # --- readings (docs/rules/critter-kitchen.md) -------------------------------------------------
