@@ -575,8 +575,9 @@ class FinalScreen(KioskScreen):
         rows.clear_widgets()
         scale = final.bar_scale()
         for row in final.rows:
-            line = BoxLayout(size_hint_y=None, height=(26 * len(final.categories) + 8) * app.u,
-                             spacing=6 * app.u)
+            # a line a category, and never less than the name over the total (two lines)
+            line = BoxLayout(size_hint_y=None, spacing=6 * app.u,
+                             height=max(26 * len(final.categories) + 8, 60) * app.u)
             who = Label(text=f"{row.place}. {row.name}\n{row.total}", font_size=22 * app.u,
                         bold=row.winner, size_hint_x=0.25, halign="center")
             who.bind(width=lambda w, v: setattr(w, "text_size", (v, None)))
