@@ -46,7 +46,7 @@ def no_leak(s: AlleyCatsState) -> None:
                            for c in view["cats"].values())
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**31))
 def test_random_games_keep_every_invariant(players, seed):
     s = check_random_game(AlleyCatsState, players, seed, max_steps=20_000, invariants=conserved,

@@ -39,7 +39,7 @@ def no_leak(s: BurgerJointState) -> None:
     assert not any("private_to" in entry for entry in s.log)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31))
 def test_random_games_keep_every_invariant(seed):
     s = check_random_game(BurgerJointState, PLAYERS, seed, max_steps=20_000,

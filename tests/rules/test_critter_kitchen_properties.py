@@ -42,7 +42,7 @@ def no_leak(s: CritterKitchenState) -> None:
                 assert f'"{card}"' not in text
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(players=st.integers(2, 6), seed=st.integers(0, 2**31))
 def test_random_games_keep_every_invariant(players, seed):
     s = check_random_game(CritterKitchenState, players, seed, max_steps=5000,
