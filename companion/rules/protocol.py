@@ -120,18 +120,18 @@ def _conversions(hint: Any
     return None
 
 
-def _optional(hint: Any) -> tuple[Any, bool]:
-    """The type inside ``X | None``, and whether None was allowed."""
+def _optional(hint: Any) -> Any:
+    """The type inside ``X | None`` (None itself is written and read as it is)."""
     if get_origin(hint) in (Union, UnionType):
         args = [a for a in get_args(hint) if a is not type(None)]
         if len(args) == 1 and len(get_args(hint)) == 2:
-            return args[0], True
-    return hint, False
+            return args[0]
+    return hint
 
 
 def _field_codec(cls: type, f: Field[Any], hint: Any) -> tuple[str, str, Any, Any, Any]:
     key, encode, decode = f.metadata.get(_JSON, (None, None, None))
-    inner, _ = _optional(hint)
+    inner = _optional(hint)
     if encode is None or decode is None:
         made = _conversions(inner)
         if made is None:
@@ -195,7 +195,9 @@ def action(codec: ActionCodec | None, kind: str, text: str | None = None
             if unknown:
                 raise TypeError(f"action {cls.__name__}: its text names {sorted(unknown)}, "
                                 f"which are not among its JSON keys")
-            cls.__str__ = lambda self: text.format(**self.to_json())  # type: ignore[method-assign]
+            if "__str__" not in cls.__dict__:
+                cls.__str__ = (  # type: ignore[method-assign]
+                    lambda self: text.format(**self.to_json()))
         update_abstractmethods(cls)
         if codec is not None:
             codec.register(cls)

@@ -120,6 +120,15 @@ def test_an_action_is_a_frozen_dataclass_written_type_first_then_each_field():
     assert codec.decode({"type": "paint", "colour": "red", "at": []}) == Paint(Colour.RED, ())
     assert Take(2).to_json() == {"type": "take", "stones": 2} and str(Take(2)) == "take 2"
     assert str(move) == "paint blue"  # its own text kept
+
+    @action(None, "own", "take {stones}")
+    class Own(Action):
+        stones: int
+
+        def __str__(self) -> str:
+            return f"its own words, {self.stones}"
+
+    assert str(Own(3)) == "its own words, 3"  # a text of its own wins over the template
     with pytest.raises(FrozenInstanceError):
         move.note = "y"  # type: ignore[misc]
 
