@@ -455,7 +455,8 @@ class CritterKitchenState(GameState):
                  components: Kitchen) -> None:
         super().__init__(players, seed, options)
         self.components = components
-        self.tok: dict[str, Token] = {t.id: t for t in components.tokens}
+        self.token = ComponentIndex("token", "Components", components.tokens)
+        self.tok: dict[str, Token] = {t.id: t for t in components.tokens}  # the hot paths'
         self.challenge = ComponentIndex("challenge card", "Components", components.challenges)
         self.condition = ComponentIndex("critic or rumor card", "Components",
                                         components.critics + components.rumors)
@@ -523,13 +524,6 @@ class CritterKitchenState(GameState):
     # --- look-ups -------------------------------------------------------------------------
     def player_name(self, player: int) -> str:
         return self.names[player]
-
-    def token(self, ident: str) -> Token:
-        try:
-            return self.tok[ident]
-        except KeyError:
-            raise IllegalMoveError("Components", f"unknown token {ident!r}: the component list "
-                                   "has no such token") from None
 
     def needs(self, ident: str) -> tuple[str, ...]:
         """A challenge's required types; the Hold Token covers the rightmost one."""
