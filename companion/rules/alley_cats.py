@@ -279,6 +279,7 @@ def alley_cats() -> AlleyCatsComponents:
 # --- the board: steps and reachability ------------------------------------------------------
 
 Place = tuple[str, str | None]  # (node, heading on the wall or None)
+_ON_THE_WALL = "<the wall>"  # marks a path that has used the wall (no square has this id)
 
 
 def other_side(side: str) -> str:
@@ -333,7 +334,11 @@ class Board:
         """Index k (1..6): the places at the end of a path of exactly k moves from ``start``
         that uses no square twice ("cannot retrace their steps and use the same square twice
         in any one throw"). ``home`` is the one home that may be entered (the cat's own, or
-        the chased cat's for a dog); entering it ends the path. Index 0 is empty."""
+        the chased cat's for a dog); entering it ends the path. Index 0 is empty.
+
+        The wall counts as one place: a cat "may move freely along the wall" and "must not
+        turn back", so a path that has been on the wall never climbs onto it again (it would
+        cross back the way it came)."""
         key = (start, heading, home, dog)
         found = self._cache.get(key)
         if found is not None:
@@ -342,9 +347,11 @@ class Board:
         ends: list[set[Place]] = [set() for _ in range(top + 1)]
         homes = self.homes
 
+        wall = self.wall
+
         def walk(node: str, head: str | None, used: set[str], k: int) -> None:
             for nxt, nhead in self.steps(node, head, dog=dog):
-                if nxt in used:
+                if nxt in used or (nxt in wall and _ON_THE_WALL in used):
                     continue
                 if nxt in homes:
                     if nxt == home:
@@ -352,11 +359,12 @@ class Board:
                     continue
                 ends[k + 1].add((nxt, nhead))
                 if k + 1 < top:
-                    used.add(nxt)
+                    marks = (nxt, _ON_THE_WALL) if nxt in wall else (nxt,)
+                    used.update(marks)
                     walk(nxt, nhead, used, k + 1)
-                    used.discard(nxt)
+                    used.difference_update(marks)
 
-        walk(start, heading, {start}, 0)
+        walk(start, heading, {start, _ON_THE_WALL} if start in wall else {start}, 0)
         result = tuple(frozenset(e) for e in ends)
         self._cache[key] = result
         return result

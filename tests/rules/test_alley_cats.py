@@ -407,6 +407,20 @@ def test_a_cat_on_the_wall_must_not_turn_back():
     assert err.value.rule == "the wall: continue in the same direction, do not turn back"
 
 
+def test_a_cat_does_not_cross_back_over_the_wall_within_one_throw():
+    # off the wall eastward, then up by another alleyway and back west: that turns back
+    s = ready(4)
+    put(s, RED, "wall-b", "east")
+    turn_to(s, RED, 3)
+    assert all(s.board.side.get(node) != "west" for node, _, _ in ends(s))
+    with pytest.raises(IllegalMoveError):
+        s.apply_action(MoveCat("w41"))
+    # nor from the ground: onto the wall, off east, and onto it again heading west
+    put(s, RED, "w41")
+    turn_to(s, RED, 3)
+    assert {heading for node, heading, _ in ends(s) if node in s.board.wall} <= {"east"}
+
+
 def test_a_cat_may_stay_on_the_wall_when_the_throw_ends_there():
     s = ready(4)
     put(s, RED, "w31")
