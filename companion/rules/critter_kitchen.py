@@ -890,8 +890,8 @@ class CritterKitchenState(GameState):
         if info.cls == "rumor" and info.type and self.rumor_up[int(info.type) - 1]:
             # "Any matching rumor tokens drawn later are removed from the game."
             self.removed.append(token)
-            if self.bag:
-                self.draws.insert(0, loc)  # the slot is still to fill
+            self.draws.insert(0, loc)  # the slot is still to fill, while the bag lasts
+            del self.draws[len(self.bag):]
             return f"{token} drawn and removed from the game (that rumor is face up)"
         self.items[loc].append(token)
         return f"{token} drawn to {loc}"

@@ -766,6 +766,27 @@ def test_restock_stops_when_the_bag_runs_out():
     assert s.draws == ["1", "1", "1"]
 
 
+def test_a_rumor_token_leaving_the_game_as_the_bag_runs_out_leaves_no_slot_to_fill():
+    # the drawn token leaves the game, so its slot waits for another; with one token fewer in
+    # the bag, one slot fewer is filled and the restock ends when the bag is empty
+    s = S.new(2, 0)
+    s.apply_action(RevealCard("critic-gourmand"))
+    s.apply_action(PriorityOrder((0, 1)))
+    keep = ["rumor1-1", *[t for t in s.bag if not t.startswith("rumor")][:2]]
+    s.removed += [t for t in s.bag if t not in keep]
+    s.bag = list(keep)
+    s.rumor_up[0] = True
+    s.apply_action(RevealCard("fondue-night"))
+    assert s.draws == ["1", "1", "1"]
+    s.apply_action(Draw("rumor1-1"))
+    assert "rumor1-1" in s.removed and s.draws == ["1", "1"]
+    for token in keep[1:]:
+        assert s.phase == "restock"
+        s.apply_action(Draw(token))
+    assert s.bag == [] and s.draws == [] and s.phase != "restock"
+    assert s.legal_actions()
+
+
 def test_challenge_meals_are_prepared_in_priority_order_in_the_open():
     s = to_meals(players=3, challenges=("harbour-brunch", "garden-plate"))
     assert s.order == s.priority and s.current_player() == s.priority[0]
