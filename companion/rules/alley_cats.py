@@ -1055,25 +1055,26 @@ class AlleyCatsState(GameState):
                       (len(self.carried[p]),)) for p in range(self.players)]
 
     def _dog_seen(self, viewer: int | None, b: str) -> bool | None:
-        """Whether this dustbin holds (or held) a dog, as the viewer may know it: everyone knows
-        once it is opened; before that only its owner, once the dog is hidden; else None."""
-        if b in self.opened:
-            return self.dog_found[b]
+        """Whether this dustbin holds (or held) a dog, as the viewer may know it: everyone once
+        a cat found the dog there; its owner once the dog is hidden; else None. An opened bin
+        that held no dog reads like any other: its lid is back on ("you will have to remember
+        which bins are empty")."""
+        if b in self.opened and self.dog_found[b]:
+            return True
         owner = self.bin_owner[b]
         if viewer != owner or self.dog[owner] == SUPPLY:
             return None
         return self.dog[owner] == b
 
     def view(self, player: int | None) -> dict[str, Any]:
-        """What a player sees: the board, the cats and the dustbins; a dog's hiding place only
-        if it is the viewer's own or its dustbin was opened."""
+        """What a player sees: the board, the cats and the dustbins with their lids on (which
+        were emptied is for the players to remember); a dog's hiding place only if it is the
+        viewer's own or a cat found it."""
         bins = []
         for b, sq in sorted(self.bin_square.items(), key=lambda i: (i[1] or "", i[0])):
             if sq is None:
                 continue
             bins.append({"square": sq, "owner": self.names[self.bin_owner[b]],
-                         "opened": b in self.opened,
-                         "fish": self.bin_fish[b] is not None,
                          "dog": self._dog_seen(player, b)})
         cats = {}
         for q in range(self.players):

@@ -305,6 +305,17 @@ def test_an_empty_dustbin_wastes_the_journey():
     assert s.carried[RED] == [] and s.foraged[RED]  # no second dustbin before home
 
 
+def test_an_emptied_dustbin_gets_its_lid_back_so_no_view_shows_it_empty():
+    s = ready(4, dogs={BLUE: "e12"})
+    before = {q: s.view(q)["dustbins"] for q in (RED, GREEN, BLUE, YELLOW, None)}
+    put(s, RED, "e41")
+    turn_to(s, RED, 1)
+    s.apply_action(MoveCat("e31", open_bin=True))
+    assert s.carried[RED]  # the fish came out, the lid went back on
+    for q, bins in before.items():
+        assert s.view(q)["dustbins"] == bins
+
+
 def test_home_ends_the_move_and_the_journey_and_brings_the_fish_home():
     s = ready(4, dogs={BLUE: "e12"})
     fish = take_fish(s, "e31")
