@@ -29,6 +29,7 @@ def final_summary(state: GameState) -> dict[str, Any]:
         "end": getattr(state, "end_reason", None),
         "end_rule": "referee" if ended_by_referee(state) else "rulebook",
         "tiebreak": tie_break(state),
+        "tiebreak_detail": tie_break_detail(state),
     }
     places = getattr(state, "token_places", None)
     if places is not None:
@@ -76,19 +77,40 @@ def end_line(state: GameState) -> str:
     return f"Game over: {reason}."
 
 
-def tie_break(state: GameState) -> str | None:
-    """Which tie-breaker decided first place, in a sentence; None when the scores alone did."""
+def tie_break_detail(state: GameState) -> dict[str, Any] | None:
+    """Who tied on first place, on what total, and which tie-breaker (if any) decided it:
+    {"tied": [players], "score": total, "winner": player or None, "on": tie-breaker or None};
+    None when the scores alone decided."""
     scores = state.scores()
     top = max(s.total for s in scores)
     tied = [s for s in scores if s.total == top]
     if len(tied) < 2:
         return None
-    names = " and ".join(state.player_name(s.player) for s in tied)
+    detail: dict[str, Any] = {"tied": [state.player_name(s.player) for s in tied], "score": top,
+                              "winner": None, "on": None}
     for i, label in enumerate(getattr(type(state), "TIEBREAKS", ())):
         best = max(s.tiebreak[i] for s in tied)
         ahead = [s for s in tied if s.tiebreak[i] == best]
         if len(ahead) == 1:
-            return (f"{names} tied on {top}; {state.player_name(ahead[0].player)} won on "
-                    f"{label}")
+            detail.update(winner=state.player_name(ahead[0].player), on=label)
+            return detail
         tied = ahead
-    return f"{names} tied on {top} and on every tie-breaker: they share the win"
+    return detail
+
+
+def tie_break_sentence(detail: dict[str, Any] | None,
+                       names: dict[str, str] | None = None) -> str | None:
+    """The tie-breaker in a sentence, each player called by ``names`` where given."""
+    if detail is None:
+        return None
+    names = names or {}
+    tied = " and ".join(names.get(p, p) for p in detail["tied"])
+    if detail["winner"] is None:
+        return f"{tied} tied on {detail['score']} and on every tie-breaker: they share the win"
+    return (f"{tied} tied on {detail['score']}; {names.get(detail['winner'], detail['winner'])} "
+            f"won on {detail['on']}")
+
+
+def tie_break(state: GameState) -> str | None:
+    """Which tie-breaker decided first place, in a sentence; None when the scores alone did."""
+    return tie_break_sentence(tie_break_detail(state))

@@ -13,6 +13,7 @@ from typing import Any
 
 from companion.rules import find_game, player_range
 from companion.rules.components import food_alley
+from companion.rules.summary import tie_break_sentence
 
 PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this long idle
 HISTORY_LINES = 8
@@ -471,6 +472,7 @@ class FinalPresenter:
     def __init__(self, summary: dict[str, Any], names: dict[str, str] | None = None) -> None:
         self.summary = summary
         names = names or {}
+        self.names = names
         self.rows: list[FinalRow] = []
         winners = set(summary.get("winners") or [])
         for place, group in enumerate(summary["ranking"], start=1):
@@ -496,6 +498,9 @@ class FinalPresenter:
 
     @property
     def tiebreak(self) -> str | None:
+        """The tie-breaker's sentence with the players' entered names."""
+        if "tiebreak_detail" in self.summary:
+            return tie_break_sentence(self.summary["tiebreak_detail"], self.names)
         return self.summary.get("tiebreak")
 
     def bar_scale(self) -> int:

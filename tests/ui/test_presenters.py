@@ -183,6 +183,22 @@ def test_final_ranks_ties_together_and_names_the_tie_breaker():
     assert FinalPresenter(summary).end_text.startswith("ended by the referee's rule")
 
 
+def test_the_tie_breaker_sentence_calls_players_by_their_entered_names():
+    summary = {"final": True, "ranking": [["red"], ["blue"]], "winners": ["red"],
+               "end": "five fish", "end_rule": "rulebook",
+               "tiebreak": "red and blue tied on 4; red won on fish carried",
+               "tiebreak_detail": {"tied": ["red", "blue"], "score": 4, "winner": "red",
+                                   "on": "fish carried"},
+               "scores": {c: {"total": 4, "breakdown": {"fish": 4}} for c in ("red", "blue")}}
+    final = FinalPresenter(summary, {"red": "Ann", "blue": "Bo"})
+    assert final.tiebreak == "Ann and Bo tied on 4; Ann won on fish carried"
+    summary["tiebreak_detail"].update(winner=None, on=None)
+    assert FinalPresenter(summary, {"red": "Ann"}).tiebreak == (
+        "Ann and blue tied on 4 and on every tie-breaker: they share the win")
+    del summary["tiebreak_detail"]  # a summary saved before the detail existed
+    assert FinalPresenter(summary, {"red": "Ann"}).tiebreak == summary["tiebreak"]
+
+
 def test_an_order_among_hundreds_is_picked_one_thing_at_a_time():
     from itertools import permutations
 
