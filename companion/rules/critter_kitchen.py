@@ -456,7 +456,7 @@ class CritterKitchenState(GameState):
         super().__init__(players, seed, options)
         self.components = components
         self.token = ComponentIndex("token", "Components", components.tokens)
-        self.tok: dict[str, Token] = {t.id: t for t in components.tokens}  # the hot paths'
+        self.tok = self.token.by_id  # the same table, for the hot paths
         self.challenge = ComponentIndex("challenge card", "Components", components.challenges)
         self.condition = ComponentIndex("critic or rumor card", "Components",
                                         components.critics + components.rumors)

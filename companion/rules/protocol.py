@@ -241,27 +241,28 @@ T = TypeVar("T")
 class ComponentIndex(Generic[T]):
     """A game's components of one kind (tokens, cards, tiles) by id, read-only and shared by
     a state's clones: ``index(id)`` is the component, and an id the component list lacks is
-    an illegal move under ``rule``, named."""
+    an illegal move under ``rule``, named. ``by_id`` is the plain table, for hot paths that
+    look up ids already checked (never to be changed)."""
 
     def __init__(self, what: str, rule: str, items: Iterable[T],
                  key: Callable[[T], str] = attrgetter("id")) -> None:
         self.what = what
         self.rule = rule
-        self._by_id = {key(item): item for item in items}
+        self.by_id: dict[str, T] = {key(item): item for item in items}
 
     def __call__(self, ident: str) -> T:
         try:
-            return self._by_id[ident]
+            return self.by_id[ident]
         except KeyError:
             raise IllegalMoveError(self.rule, f"unknown {self.what} {ident!r}: the component "
                                    f"list has no such {self.what}") from None
 
     def __contains__(self, ident: object) -> bool:
-        return ident in self._by_id
+        return ident in self.by_id
 
     def ids(self) -> list[str]:
         """Every component's id, in the component list's order."""
-        return list(self._by_id)
+        return list(self.by_id)
 
 
 @dataclass
