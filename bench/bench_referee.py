@@ -257,7 +257,8 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] if ordered else float("nan")
 
 
-def report_live(run: LiveRun, base: LiveRun, recorded: dict[str, Any]) -> None:
+def report_live(run: LiveRun, base: LiveRun, recorded: dict[str, Any]) -> bool:
+    """Print what the run cost and did; True when it kept up (the base run: ended as recorded)."""
     def ms(values: list[float]) -> str:
         if not values:
             return "none"
@@ -278,7 +279,7 @@ def report_live(run: LiveRun, base: LiveRun, recorded: dict[str, Any]) -> None:
     if run is base:
         print(f"  {len(run.steps)} steps applied, the game {ended}"
               f"{', as recorded' if same_rec else ', NOT as recorded'}")
-        return
+        return same_rec
     steps, final = run.outcome()
     base_steps, base_final = base.outcome()
     same = steps == base_steps and final == base_final
@@ -287,27 +288,29 @@ def report_live(run: LiveRun, base: LiveRun, recorded: dict[str, Any]) -> None:
         if len(run.lag_s) < len(base.lag_s):
             print(f"  but {len(base.lag_s) - len(run.lag_s)} board(s) not settled on their own: "
                   "their steps were inferred from the next board")
-        return
+        return True
     first = next((j for j, (a, b) in enumerate(zip(steps, base_steps, strict=False)) if a != b),
                  min(len(steps), len(base_steps)))
     print(f"  did NOT keep up: {len(steps)} steps applied (slowdown 1: {len(base_steps)}), "
           f"the first different at step {first}; the game {ended}"
           f"{'' if final == base_final else ', not as at slowdown 1'}")
+    return False
 
 
 def on_the_pi(game: str, players: int, seed: int, slowdown: float, threads: int,
-              rate: float | None) -> None:
+              rate: float | None) -> bool:
+    """Replay at full speed and at ``slowdown``; True when both refereed the game alike."""
     folder = recording(game, players, seed)
     fps = float(json.loads((folder / "recording.json").read_text(encoding="utf-8"))["fps"])
     recorded = list(FolderSource(folder / "frames", fps).frames())  # the camera's work
     source = Camera(recorded, fps, rate or fps)
     _, final = load_record(folder / "answers.jsonl")
     base = live(folder, game, players, source, 1.0, threads)
-    report_live(base, base, final)
+    kept_up = report_live(base, base, final)
     run = base
     if slowdown != 1:
         run = live(folder, game, players, source, slowdown, threads)
-        report_live(run, base, final)
+        kept_up = report_live(run, base, final) and kept_up
     motion, read = pct(run.motion_ms, 0.9), pct(run.read_ms, 0.9)
     rates = {source.rate: "this run's camera", PI_CAMERA_FPS: "the Pi camera"}
     for fps_, what in sorted(rates.items()):
@@ -316,9 +319,11 @@ def on_the_pi(game: str, players: int, seed: int, slowdown: float, threads: int,
               f"slowdown {slowdown:g} a motion-only frame takes {motion:.1f} ms (90th percentile, "
               f"{motion / budget:.0%} of it), a frame read {read:.1f} ms ({read / budget:.0%}; "
               f"reads come at most every {SettleConfig().gap_s * 1000:.0f} ms)")
+    return kept_up
 
 
-def main() -> None:
+def main() -> int:
+    """Exit status 1 when the slowed-down referee did not keep up."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2, help="games per mode and player count "
                         "(default 2)")
@@ -344,8 +349,8 @@ def main() -> None:
         print(f"{cores} core(s), {cores} reader and OpenCV thread(s), work timed by "
               f"{'CPU time' if cores == 1 else 'the wall clock'}; {args.frames_game}, "
               "2 players, seed 4")
-        on_the_pi(args.frames_game, 2, 4, args.slowdown, cores, args.camera_fps)
-        return
+        return 0 if on_the_pi(args.frames_game, 2, 4, args.slowdown, cores,
+                              args.camera_fps) else 1
     times = settled_to_applied(args.games)
     times.sort()
     print(f"settled frame -> applied step: median {statistics.median(times):.1f} ms, "
@@ -354,7 +359,8 @@ def main() -> None:
     fps, count, share = frames_per_second(args.frames_game, 2, 4, cores)
     print(f"1920x1080 recording: {fps:.1f} frames a second kept up with ({count} frames, "
           f"{share:.0%} of them read)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

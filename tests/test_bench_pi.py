@@ -79,3 +79,17 @@ def test_a_board_is_still_from_the_frame_after_the_hand(bench, tmp_path: Path) -
     # hands at frames 0 and 6: still from frames 1 and 7
     assert bench.still_moments(tmp_path, 5.0) == ([24, 40], [pytest.approx(0.2),
                                                              pytest.approx(1.4)])
+
+
+def test_the_bench_says_whether_the_slowed_referee_kept_up(bench, capsys) -> None:
+    final = {"scores": {"red": 3}, "ranking": [["red"]], "winners": ["red"], "tokens": {},
+             "end": "both sets are played"}
+    base = bench.LiveRun(1.0, 5.0, 10, steps=[(1, {"type": "a"}), (2, {"type": "b"})],
+                         final=final)
+    assert bench.report_live(base, base, final)
+    assert not bench.report_live(base, base, {**final, "winners": ["blue"]})
+    same = bench.LiveRun(4.0, 5.0, 10, steps=list(base.steps), final=final)
+    assert bench.report_live(same, base, final)
+    behind = bench.LiveRun(4.0, 5.0, 10, steps=base.steps[:1], final=None)
+    assert not bench.report_live(behind, base, final)
+    assert "did NOT keep up" in capsys.readouterr().out
