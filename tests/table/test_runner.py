@@ -204,3 +204,32 @@ def test_a_board_found_but_not_read_says_why_on_the_camera_check(tmp_path):
         assert "this edition's art is not enrolled" in event.data["reason"]
     finally:
         runner.stop()
+
+
+def test_a_rig_file_that_cannot_be_used_is_told_to_the_screen_and_the_board_searched_for(
+        tmp_path):
+    """The kiosk's start screen asks for a calibration on this event (start.rig_stale)."""
+    import cv2
+    import numpy as np
+
+    from companion.table.calibrate import start_pose
+
+    (tmp_path / "rig.yaml").write_text("schema: 1\nsource: [not, a, rig\n", encoding="utf-8")
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for k in range(3):
+        cv2.imwrite(str(frames / f"{k:03d}.jpg"), np.full((480, 640, 3), 90, np.uint8))
+    asked = []
+
+    def rig_pose(size, warn):
+        asked.append(size)
+        return start_pose(tmp_path / "rig.yaml", f"frames:{frames}", size, warn)
+
+    runner = SessionRunner(None, open_source(f"frames:{frames}"), pace=0, start_pose=rig_pose)
+    runner.start()
+    try:
+        event = wait_for(runner, "rig", timeout=30)
+        assert "calibrat" in event.data["text"]
+    finally:
+        runner.stop()
+    assert asked == [(640, 480)]  # asked once, for the first frame's size

@@ -390,3 +390,14 @@ def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
     reader.forget()
     reader.read(frame, pose=changed.pose)
     assert batches[0] == 25
+
+
+def test_the_reader_takes_every_core_but_one_for_the_screen(monkeypatch):
+    import os
+
+    from companion.vision import classify
+
+    for cores, threads in ((4, 3), (2, 1), (1, 1)):  # a Pi 4; this machine; a pinned core
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cores: set(range(n)),
+                            raising=False)
+        assert classify.reader_threads() == threads
