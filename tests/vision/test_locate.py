@@ -309,7 +309,9 @@ def test_board_on_a_busy_table_under_a_lamp_is_found_among_the_runners_up(locato
     mottled table lit 2-3x more on one side. Outlines of its pattern outscore the board's own,
     found 20 px off, and the three leaders refined do not convince; the seventh, refined,
     agrees 0.59 with the art and shows the title (0.87). The late stages' outlines, run once
-    the leaders are refused, find it too; without both the board was reported hidden."""
+    the leaders are refused, find it too; without both the board was reported hidden (OpenCV
+    5; OpenCV 4.11, the Pi's Bookworm pin, outlines it well enough to find it even so). Either
+    way, without them the board is refused or found right, never misfitted."""
     import companion.vision.locate as locate
 
     rng = np.random.default_rng([778_000, 98])
@@ -320,8 +322,11 @@ def test_board_on_a_busy_table_under_a_lamp_is_found_among_the_runners_up(locato
     assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 4
     monkeypatch.setattr(Locator, "_search_further", lambda self, *args: None)
     monkeypatch.setattr(locate, "STAGES", locate.STAGES[:-len(locate.LATE_STAGES)])
-    with pytest.raises(BoardNotFoundError):
-        locator.locate(frame)
+    try:
+        without = locator.locate(frame)
+    except BoardNotFoundError:
+        return
+    assert np.linalg.norm(without.corners(G) - scene.corners, axis=1).max() < 4
 
 
 def test_edge_lines_cross_where_both_pass_and_parallel_lines_do_not():
@@ -407,13 +412,29 @@ def test_a_skin_coloured_arm_over_the_title_is_told_from_plain_board(locator):
     board. All four corners look smooth; the three plain ones agree in hue, and the title's
     is 12-15 from them (under the 16 that alone marks cover) but shows the arm's edge, 5x their
     detail and 3-4x their hue spread: it is the covered one, and the board is oriented. Asking
-    for hue alone, as before, lost both boards."""
+    for hue alone, as before, lost both boards. On scene 456 the opposite corner, plain board,
+    scores 0.23-0.24 as the title, 0.14-0.16 better than elsewhere (OpenCV 5 and 4.11): a faint
+    title on a corner seen plain is chance, so it never orients the board."""
     for index in (3, 456):
         scene = _bench_scene(796_000, index)
         found = locator.locate(scene.frame)
         assert found.oriented_by == "elimination"
         assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
         _refused_with(locator, scene.frame, "title corner is hidden", cover_stands_out=np.inf)
+
+
+def test_a_faint_title_on_a_corner_seen_plain_does_not_orient_the_board(locator, monkeypatch):
+    """Scene 456 above, with the faint title taken as seen (as OpenCV 4.11's fit has it): the
+    corner it lies on is plain board, so the plain corners decide, and the board is read the
+    right way up."""
+    scene = _bench_scene(796_000, 456)
+    monkeypatch.setattr(Locator, "_shows_title", lambda self, found: True)
+    found = locator.locate(scene.frame)
+    assert found.oriented_by == "elimination"
+    assert np.linalg.norm(found.corners(G) - scene.corners, axis=1).max() < 3
+    monkeypatch.setattr(Locator, "_faint_title_on_plain_board", lambda self, *args: False)
+    upside_down = locator.locate(scene.frame)
+    assert np.linalg.norm(upside_down.corners(G) - scene.corners, axis=1).max() > 100
 
 
 def _overflowing_scene(index: int):
