@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, combinations_with_replacement, product
+from itertools import chain, combinations_with_replacement
 from math import comb, prod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -366,18 +366,63 @@ class Discard(Action):
     colours: tuple[str, ...]
 
 
-def _bounded_picks(held: list[tuple[str, int]], size: int) -> list[tuple[str, ...]]:
-    """Every multiset of ``size`` cubes from ``held`` (colour, count), in colour order."""
-    room = sum(n for _, n in held)
-    partial: list[tuple[tuple[str, ...], int]] = [((), size)]
-    for colour, count in held:
-        room -= count
-        partial = [(prefix + (colour,) * k, left - k) for prefix, left in partial
-                   for k in range(max(0, left - room), min(count, left) + 1)]
-    return [prefix for prefix, left in partial if left == 0]
+# Actions are immutable values, and the legal moves are listed anew at every step: each distinct
+# move is built once (a frozen dataclass costs far more to build than to look up).
+_take_cube = lru_cache(maxsize=None)(TakeCube)
+_trade = lru_cache(maxsize=None)(Trade)
+_two_for_one = lru_cache(maxsize=None)(TwoForOne)
+_one_for_one = lru_cache(maxsize=None)(OneForOne)
+_extra_chosen = lru_cache(maxsize=None)(ExtraChosen)
+_buy_publicity = lru_cache(maxsize=None)(BuyPublicity)
+_build_diner = lru_cache(maxsize=None)(BuildDiner)
+_build_bistro = lru_cache(maxsize=None)(BuildBistro)
+_discard = lru_cache(maxsize=None)(Discard)
+_redraw = lru_cache(maxsize=1 << 14)(Redraw)  # any multiset of the cubes one may hold
+_EXTRA_RANDOM = ExtraRandom()
+_BUILD_RESTAURANT = BuildRestaurant()
+_END_BUILDING = EndBuilding()
+
+
+@lru_cache(maxsize=4096)
+def _discard_choices(held: tuple[tuple[str, int], ...], size: int) -> tuple[Discard, ...]:
+    """Every Discard of ``size`` cubes from ``held`` (colour, count)."""
+    return tuple(map(_discard, _bounded_picks(held, size)))
+
+
+@lru_cache(maxsize=256)
+def _redraw_choices(held: tuple[tuple[str, int], ...]) -> tuple[Redraw, ...]:
+    """Every Redraw of some of the cubes ``held`` (colour, count), giving nothing excepted."""
+    return tuple(map(_redraw, _sub_multisets(held)[1:]))
+
+
+@lru_cache(maxsize=1024)
+def _sub_multisets(held: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], ...]:
+    """Every multiset of the cubes ``held`` (colour, count), the empty one first: the fewest
+    of the first colour first, then of the next. Cached: the last few colours recur."""
+    if not held:
+        return ((),)
+    (colour, count), rest = held[0], held[1:]
+    tails = _sub_multisets(rest)
+    return tuple(chain.from_iterable(
+        [(colour,) * k + tail for tail in tails] for k in range(count + 1)))
+
+
+@lru_cache(maxsize=8192)
+def _bounded_picks(held: tuple[tuple[str, int], ...], size: int) -> tuple[tuple[str, ...], ...]:
+    """Every multiset of ``size`` cubes from ``held`` (colour, count), in colour order (the
+    fewest of the first colour first, then of the next). Cached: a storage's last few colours
+    recur all game, so most of the work is looked up."""
+    if not held:
+        return ((),) if size == 0 else ()
+    (colour, count), rest = held[0], held[1:]
+    room = sum(n for _, n in rest)
+    return tuple(chain.from_iterable(
+        [(colour,) * k + tail for tail in _bounded_picks(rest, size - k)]
+        for k in range(max(0, size - room), min(count, size) + 1)))
 
 
 _CHANCE_PHASES = frozenset({"production", "redraw", "extra"})
+_BUILDINGS = (BuyPublicity, BuildRestaurant, BuildDiner, BuildBistro)
 _WANTS = {
     "first-pick": "a cube taken for the first choice (TakeCube)",
     "pick": "a cube taken from the general area (TakeCube)",
@@ -479,7 +524,10 @@ class BurgerJointState(GameState):
 
     def can_pay(self, player: int, what: str) -> bool:
         store = self.storage[player]
-        return all(store[c] >= n for c, n in self._cost(player, what).items())
+        for c, n in self.sides[player].costs[what].items():
+            if store[c] < n:
+                return False
+        return True
 
     def _pay(self, player: int, what: str) -> None:
         """Each item built has a cost in cubes; these cubes are returned to the draw bag."""
@@ -539,23 +587,28 @@ class BurgerJointState(GameState):
             return []  # chance outcomes: chance_outcomes()
         p = self.current_player()
         if phase in ("first-pick", "pick"):
-            return [TakeCube(c, a) for a in self._pickable_areas(p)
-                    for c, n in self.areas[a].items() if n]
+            return self._takes(p)
         if phase == "discard":
             return self._discards(p)
         out: list[Action] = []
         if phase == "trade":
             out += self._trades(p) + self._abilities(p)
         out += self._builds(p)
-        out.append(EndBuilding())
+        out.append(_END_BUILDING)
         return out
+
+    def _takes(self, p: int) -> list[Action]:
+        """The cubes the picker may take now (TakeCube)."""
+        areas = self.areas
+        return [_take_cube(c, a) for a in self._pickable_areas(p)
+                for c, n in areas[a].items() if n]
 
     def _discards(self, p: int) -> list[Action]:
         """Every choice of exactly the cubes over seven."""
         store = self.storage[p]
         excess = self.held(p) - self.components.storage_limit
-        held = [(c, store[c]) for c in self.colours if store[c]]
-        return [Discard(pick) for pick in _bounded_picks(held, excess)]
+        held = tuple((c, store[c]) for c in self.colours if store[c])
+        return list(_discard_choices(held, excess))
 
     def _pickable_areas(self, player: int) -> list[str]:
         """First choice: the general area or the player's own; if neither has a cube, any."""
@@ -571,12 +624,15 @@ class BurgerJointState(GameState):
 
     def _trades(self, p: int) -> list[Action]:
         rate = self.components.trade_rate
-        return [Trade(g, t) for g, n in self.storage[p].items() if n >= rate
-                for t in self._in_bag_after({g: rate}) if t != g]
+        bag = self.bag
+        in_bag = [c for c in self.colours if bag[c] > 0]  # the colour given is not taken back
+        return [_trade(g, t) for g, n in self.storage[p].items() if n >= rate
+                for t in in_bag if t != g]
 
     def _owned_abilities(self, p: int) -> list[str]:
-        return [self.bistro(b).ability for b in self.bistros[p]
-                if self.bistro(b).ability != "none" and self.bistro(b).ability not in self.used]
+        bistro = self.bistro.by_id
+        owned = [bistro[b].ability for b in self.bistros[p]]
+        return [a for a in owned if a != "none" and a not in self.used]
 
     def _abilities(self, p: int) -> list[Action]:
         store = self.storage[p]
@@ -584,9 +640,7 @@ class BurgerJointState(GameState):
         out: list[Action] = []
         for ability in self._owned_abilities(p):
             if ability == "redraw":
-                parts = [[(c,) * k for k in range(store[c] + 1)] for c in held]
-                out += [Redraw(tuple(chain.from_iterable(combo))) for combo in product(*parts)]
-                del out[len(out) - prod(len(x) for x in parts)]  # giving nothing
+                out += _redraw_choices(tuple((c, store[c]) for c in held))
             elif ability == "two-for-one":
                 for pair in combinations_with_replacement(held, 2):
                     if pair[0] == pair[1] and store[pair[0]] < 2:
@@ -594,14 +648,14 @@ class BurgerJointState(GameState):
                     back = {pair[0]: 1} if pair[0] != pair[1] else {pair[0]: 2}
                     if pair[0] != pair[1]:
                         back[pair[1]] = 1
-                    out += [TwoForOne(pair, t) for t in self._in_bag_after(back)]
+                    out += [_two_for_one(pair, t) for t in self._in_bag_after(back)]
             elif ability == "one-for-one":
-                out += [OneForOne(g, t) for g in held for t in self._in_bag_after({g: 1})]
+                out += [_one_for_one(g, t) for g in held for t in self._in_bag_after({g: 1})]
             elif ability == "extra-random":
                 if self.bag_size():
-                    out.append(ExtraRandom())
+                    out.append(_EXTRA_RANDOM)
             elif ability == "extra-chosen":
-                out += [ExtraChosen(t) for t in self._in_bag_after({})]
+                out += [_extra_chosen(t) for t in self._in_bag_after({})]
         return out
 
     def _builds(self, p: int) -> list[Action]:
@@ -609,17 +663,17 @@ class BurgerJointState(GameState):
         if self.publicity[p] < len(self.components.publicity_vp) and self.can_pay(p, "publicity"):
             steal = [c for c, n in self.storage[self.other(p)].items() if n]
             if self.publicity_bought == 0:
-                out += [BuyPublicity(None, True)] + [BuyPublicity(c, True) for c in steal]
+                out += [_buy_publicity(None, True)] + [_buy_publicity(c, True) for c in steal]
             else:
-                out += [BuyPublicity(None, True)] + [BuyPublicity(c, False) for c in steal]
+                out += [_buy_publicity(None, True)] + [_buy_publicity(c, False) for c in steal]
         tokens = self.tokens_left(p)
         if (tokens and self.basics[p] < len(self.components.basic_vp)
                 and self.can_pay(p, "basic_restaurant")):
-            out.append(BuildRestaurant())
+            out.append(_BUILD_RESTAURANT)
         if self.basics[p] and self.can_pay(p, "specialty_diner"):
-            out += [BuildDiner(c) for c in self.colours if c not in self.diners[p]]
+            out += [_build_diner(c) for c in self.colours if c not in self.diners[p]]
         if self.diners[p] and self.can_pay(p, "upscale_bistro"):
-            out += [BuildBistro(b.id, d) for b in self.components.bistros
+            out += [_build_bistro(b.id, d) for b in self.components.bistros
                     if b.id not in self.bistros[p] for d in self.diners[p]]
         return out
 
@@ -739,28 +793,32 @@ class BurgerJointState(GameState):
 
     # --- applying -----------------------------------------------------------------------
     def _apply(self, action: Action) -> str:
-        if isinstance(action, DrawCubes):
+        # dispatched on the exact class (_check let through only listed moves, and a DrawCubes
+        # at a draw): an isinstance test of an Action class costs a Python-level ABC check
+        kind = type(action)
+        if self.phase in _CHANCE_PHASES:
+            assert isinstance(action, DrawCubes)
             return self._apply_draw(action.colours)
         p = self.current_player()
         name = self.names[p]
         store = self.storage[p]
-        if isinstance(action, TakeCube):
+        if kind is TakeCube:
             self.areas[action.area][action.colour] -= 1
             self.fresh[p][action.colour] += 1
             self.taken[p] += 1
             text = f"{name} takes a {action.colour} cube from the {action.area} area"
             return text + self._next_pick()
-        if isinstance(action, Discard):
+        if kind is Discard:
             for c in action.colours:
                 store[c] -= 1
                 self.bag[c] += 1
             return f"{name} discards {', '.join(action.colours)}" + self._next_discard()
-        if isinstance(action, EndBuilding):
+        if kind is EndBuilding:
             return self._end_building(p)
-        if not isinstance(action, BuyPublicity | BuildRestaurant | BuildDiner | BuildBistro):
+        if kind not in _BUILDINGS:
             return self._apply_trade(p, action)
         self.phase = "build"
-        if isinstance(action, BuyPublicity):
+        if kind is BuyPublicity:
             self._pay(p, "publicity")
             self.publicity_bought += 1
             parts = []
@@ -773,40 +831,41 @@ class BurgerJointState(GameState):
                 self.publicity[p] += 1
                 parts.append(f"moves the publicity marker to space {self.publicity[p]}")
             return f"{name} buys publicity" + (": " + " and ".join(parts) if parts else "")
-        if isinstance(action, BuildRestaurant):
+        if kind is BuildRestaurant:
             self._pay(p, "basic_restaurant")
             self.basics[p] += 1
             return f"{name} builds basic restaurant {self.basics[p]}"
-        if isinstance(action, BuildDiner):
+        if kind is BuildDiner:
             self._pay(p, "specialty_diner")
             self.basics[p] -= 1
             self.diners[p].append(action.colour)
             self.diners[p].sort(key=self.colours.index)
             return (f"{name} upgrades basic restaurant {self.basics[p] + 1} to the "
                     f"{action.colour} specialty diner")
-        assert isinstance(action, BuildBistro)
+        assert kind is BuildBistro
         self._pay(p, "upscale_bistro")
         self.diners[p].remove(action.diner)
         self.bistros[p].append(action.bistro)
         return f"{name} upgrades the {action.diner} diner to the {action.bistro} upscale bistro"
 
     def _apply_trade(self, p: int, action: Action) -> str:
+        kind = type(action)
         name = self.names[p]
         store = self.storage[p]
-        if isinstance(action, Trade):
+        if kind is Trade:
             store[action.give] -= 3
             self.bag[action.give] += 3
             self._take_from_bag(p, action.take)
             return f"{name} trades three {action.give} cubes for a {action.take} cube"
-        if isinstance(action, Redraw):
+        if kind is Redraw:
             self.used.append("redraw")
             for c in action.give:
                 store[c] -= 1
                 self.bag[c] += 1
             self.phase, self.to_draw = "redraw", min(len(action.give), self.bag_size())
             return f"{name} puts {', '.join(action.give)} into the bag to draw as many again"
-        if isinstance(action, TwoForOne | OneForOne):
-            ability = "two-for-one" if isinstance(action, TwoForOne) else "one-for-one"
+        if kind is TwoForOne or kind is OneForOne:
+            ability = "two-for-one" if kind is TwoForOne else "one-for-one"
             self.used.append(ability)
             give = action.give if isinstance(action, TwoForOne) else (action.give,)
             for c in give:
@@ -814,11 +873,11 @@ class BurgerJointState(GameState):
                 self.bag[c] += 1
             self._take_from_bag(p, action.take)
             return f"{name} ({ability}) puts {' and '.join(give)} into the bag, takes {action.take}"
-        if isinstance(action, ExtraRandom):
+        if kind is ExtraRandom:
             self.used.append("extra-random")
             self.phase, self.to_draw = "extra", 1
             return f"{name} draws one extra cube"
-        assert isinstance(action, ExtraChosen)
+        assert kind is ExtraChosen
         self.used.append("extra-chosen")
         self._take_from_bag(p, action.take)
         return f"{name} takes one extra {action.take} cube out of the bag"
@@ -879,11 +938,10 @@ class BurgerJointState(GameState):
                 general[c] += n
                 self.areas[side.id][c] = 0
 
-    def _forced_take(self, need: int, out: int) -> tuple[str, str] | None:
-        """The cube the picker must take, when he has no choice: one colour in one area he may
-        take from, or every cube left is his (the other player has all of his)."""
-        options = [(c, a) for a in self._pickable_areas(self.picker)
-                   for c, n in self.areas[a].items() if n]
+    def _forced_take(self, need: int, out: int, options: list[Action]) -> Action | None:
+        """The cube the picker must take (of his ``options``), when he has no choice: one colour
+        in one area he may take from, or every cube left is his (the other player has all of
+        his)."""
         if len(options) == 1:
             return options[0]
         other = self.other(self.picker)
@@ -897,7 +955,8 @@ class BurgerJointState(GameState):
         (docs: forced takes); when both have all (or none is left), the new cubes go into main
         storage and trading begins."""
         said: list[str] = []
-        while out := sum(sum(a.values()) for a in self.areas.values()):
+        out = sum([sum(a.values()) for a in self.areas.values()])  # only a take lessens it
+        while out:
             p = self.picker
             need = self.capacity(p) - self.taken[p]
             if need <= 0:
@@ -909,11 +968,16 @@ class BurgerJointState(GameState):
                     break
                 self.picker = q
                 continue
-            forced = self._forced_take(need, out)
+            options = self._takes(p)
+            forced = self._forced_take(need, out, options)
             if forced is None:
+                # the picker chooses among these: they are this position's legal actions
+                self._legal = options
                 return "".join(said)
-            colour, area = forced
+            assert isinstance(forced, TakeCube)
+            colour, area = forced.colour, forced.area
             self.areas[area][colour] -= 1
+            out -= 1
             self.fresh[p][colour] += 1
             self.taken[p] += 1
             said.append(f"; {self.names[p]} must take the {colour} cube from the {area} area")

@@ -687,21 +687,22 @@ class CritterKitchenState(GameState):
 
     def _meal_options(self, p: int) -> list[Action]:
         out: list[Action] = []
+        tok = self.tok
         held = self._by_class(p)
-        ingredients, spices = held["ingredient"], held["spice"]
+        ingredients = [(t, tok[t].type) for t in held["ingredient"]]  # looked up once
+        spices = [(s, tok[s].type) for s in held["spice"]]
         soups = ([SOUP] if self.soup[p] else []) + held["bisque"]
         for i, plate in enumerate(self.plates[p]):
             slots = plate["slots"]
-            for t in ingredients:
-                if slots.get(self.tok[t].type, "") is None:
+            for t, kind in ingredients:
+                if slots.get(kind, "") is None:
                     out.append(_serve(i, t))
             for kind, filled in slots.items():
                 if filled is None:
                     out += [_soup(i, s, kind) for s in soups]
-                elif filled in self.tok and self.tok[filled].cls == "ingredient" and (
+                elif filled in tok and tok[filled].cls == "ingredient" and (
                         kind not in plate["spices"]):
-                    out += [_spice(i, s, kind) for s in spices
-                            if self.tok[s].type in (None, kind)]
+                    out += [_spice(i, s, kind) for s, pairs in spices if pairs in (None, kind)]
             out += [_soup(i, s) for s in soups]
         out.append(_PRESENT)
         return out
@@ -711,13 +712,14 @@ class CritterKitchenState(GameState):
         held = self._by_class(p)
         slots = self.plates[p][0]["slots"]
         spiced = self.plates[p][0]["spices"]
+        tok = self.tok
         for t in held["ingredient"]:
-            if slots[self.tok[t].type] is None:
+            if slots[tok[t].type] is None:
                 out.append(_serve(0, t))
-        spices = held["spice"]
+        spices = [(s, tok[s].type) for s in held["spice"]]  # looked up once
         for kind, filled in slots.items():
             if filled is not None and kind not in spiced:
-                out += [_spice(0, s, kind) for s in spices if self.tok[s].type in (None, kind)]
+                out += [_spice(0, s, kind) for s, pairs in spices if pairs in (None, kind)]
         out.append(_PRESENT)
         return out
 
@@ -761,7 +763,9 @@ class CritterKitchenState(GameState):
             return
         if actor == SIMULTANEOUS or actor == TERMINAL:
             raise self._wrong_phase(action)
-        legal = self.legal_actions()
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        legal = self._legal  # only looked in: legal_actions() would copy it
         if action in legal or self._canonical(action, actor) in legal:
             return
         rule, why = self._explain(action, actor)
