@@ -608,6 +608,13 @@ class CritterKitchenState(GameState):
             return self.current_player()
         return None
 
+    def hidden_choice(self) -> int | None:
+        """Meals, the critic's meal and the fridge are made of what lies behind the chef's
+        shield, which only that chef sees (docs/rules/critter-kitchen.md)."""
+        if self.phase in ("meals", "fridge", "feast") and self.current_player() >= 0:
+            return self.current_player()
+        return None
+
     def _public_text(self, action: Action) -> str:
         if type(action) is Discard:
             return f"{self.names[self.current_player()]} returns a token to the bag"

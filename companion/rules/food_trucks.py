@@ -807,6 +807,15 @@ class FoodTrucksState(GameState):
             return (self.first + self.dealt) % self.players
         return None
 
+    def hidden_choice(self) -> int | None:
+        """Serving, returning cards over the limit and the unhappy customer's discard are chosen
+        from a hand that only its owner sees (docs/rules/food-trucks.md)."""
+        if self.phase in ("turn", "return"):
+            return self.turn
+        if self.phase == "discard":
+            return self.victim
+        return None
+
     def _public_text(self, action: Action) -> str:
         return f"{self.player_name((self.first + self.dealt) % self.players)} is dealt a food card"
 

@@ -410,6 +410,13 @@ class GameState(ABC):
         """The one player who may see this log entry (None: everyone). Modes override."""
         return None
 
+    def hidden_choice(self) -> int | None:
+        """The player whose choices now are read from what only they may see (a hand, what lies
+        behind a shield): their step is public once taken, but a list of its options would show
+        others what they hold, so a table asks it behind the cover. None: the options are
+        public. Modes with hands override."""
+        return None
+
     def _public_text(self, action: Action) -> str:
         """What others read of a private log entry. Modes override."""
         return "a hidden step"

@@ -353,7 +353,9 @@ class RefereeSession:
             return "forced"
         if hidden:
             options = hidden
-            private = state._private_to(options[0]) is not None
+            # a hidden step, or one chosen from a hand whose options would show what it holds
+            private = (state._private_to(options[0]) is not None
+                       or state.hidden_choice() is not None)
             who = actor if actor >= 0 else None
             self._open(Question("private" if private else "enter", who, n, options,
                                 optional=bool(shown)))
@@ -498,7 +500,7 @@ class RefereeSession:
         if state.is_terminal() or self.questions:
             return []
         actor = state.current_player()
-        if actor == SIMULTANEOUS:
+        if actor == SIMULTANEOUS or state.hidden_choice() is not None:
             return []
         if actor == CHANCE:
             options = [a for a, _ in state.chance_outcomes()]

@@ -52,3 +52,33 @@ def test_a_game_without_camera_is_refereed_by_entry_to_its_final_scores(game, tm
         entry = session.state.log[n]
         assert steps[n]["text"] == entry["public_text"] != entry["text"]
         assert steps[n]["move"] == {"type": "hidden"}
+
+
+@pytest.mark.parametrize("game", ["food-trucks", "critter-kitchen"])
+def test_a_choice_made_from_a_hand_is_asked_behind_the_cover(game, tmp_path):
+    """Serving from a hand, or cooking from behind a shield, is public once done, but its list
+    of options would show the hand: the shared screen never gets that list."""
+    _, high = player_range(find_game(game))
+    session = RefereeSession.start(game, high, journal=Journal(tmp_path), source="manual",
+                                   seed=7)
+    shown = []
+    session.subscribe(lambda e: shown.append(e.data) if e.kind == "question" else None)
+    session.begin()
+    chooser, covered = random.Random(7), 0
+    while not session.state.is_terminal():
+        secret = session.state.hidden_choice()
+        if secret is not None:
+            assert session.manual_options() == []
+            assert [q.kind for q in session.questions.values()] == ["private"]
+            assert next(iter(session.questions.values())).player == secret
+            covered += 1
+        if session.questions:
+            qid = min(session.questions)
+            session.answer(qid, chooser.randrange(len(session.questions[qid].options)))
+        else:
+            offered = session.manual_options()
+            session.enter(offered[chooser.randrange(len(offered))])
+    assert covered > 10
+    kinds = {"serve", "steal", "return-card", "discard", "spice", "soup", "present"}
+    listed = [o["action"]["type"] for q in shown for o in q.get("options", [])]
+    assert listed and not kinds & set(listed)  # the shared screen listed other steps only
