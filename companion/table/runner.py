@@ -301,9 +301,13 @@ class SessionRunner:
         scores = smileys(state)
         actor = state.current_player()
         turn = session.names[actor] if actor >= 0 else ""
+        board = state.camera_board()
+        # a game the camera does not follow: its public view, for the screen's status lines
+        table = state.view(None) if board is None else None
         self._post("sync", n=len(state.log), waiting=session.waiting,
                    questions=[session.public_question(q) for q in session.questions.values()],
-                   warning=session.warning, board=state.camera_board(),
+                   warning=session.warning, board=board, table=table,
+                   seats={state.player_name(i): name for i, name in enumerate(session.names)},
                    expected=session.expected(), unsure=list(session.weak),
                    history=[h["text"] for h in session.history[-12:]],
                    scores={session.names[i]: v for i, v in enumerate(scores.values())},

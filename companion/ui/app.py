@@ -402,6 +402,7 @@ class QuestionScreen(KioskScreen):
         if q is None:
             return
         self.ids.prompt.text = sentence(q["prompt"])
+        self.ids.status.text = "\n".join(p.view.status)
         if self._shown == q["id"]:
             if p.notice:
                 self.ids.notice.text = p.notice
@@ -458,12 +459,12 @@ class QuestionScreen(KioskScreen):
         app = self.app
         picker = self.picker
         q = app.table.public_question if app.table is not None else None
-        if picker is None or q is None:
-            return
+        if picker is None or q is None or element not in picker.next_choices():
+            return  # a second tap on a button already spent, before the screen caught up
         index = picker.pick(element)
         if index is not None:
             app.answer(q["id"], index)
-            return
+            picker.reset()  # the next question rebuilds; a refused answer is picked again
         self.build_picker()
 
 

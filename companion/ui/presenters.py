@@ -14,6 +14,7 @@ from typing import Any
 from companion.rules import find_game, player_range
 from companion.rules.components import food_alley
 from companion.rules.summary import tie_break_sentence
+from companion.ui.status import status_lines
 
 PRIVATE_IDLE_S = 30.0  # s: an open private entry covers itself again after this long idle
 HISTORY_LINES = 8
@@ -177,6 +178,7 @@ class TableView:
     manual: list[str] = field(default_factory=list)
     n: int = 0
     turn: str = ""  # whose turn it is (a name), empty for the table's own steps
+    status: list[str] = field(default_factory=list)  # a game without a camera board: its state
 
 
 class TablePresenter:
@@ -249,6 +251,7 @@ class TablePresenter:
         v.manual = data.get("manual") or []
         v.n = data["n"]
         v.turn = data.get("turn") or ""
+        v.status = status_lines(data.get("table"), data.get("seats") or {})
         self.warning = data.get("warning")
         self.questions = list(data["questions"])
         private = next((q for q in self.questions if q["kind"] == "private"
