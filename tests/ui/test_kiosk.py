@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -51,6 +52,21 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
+def _strace() -> list[str]:
+    """strace tracing only the network's system calls (through a seccomp filter, so the rest
+    runs at full speed), where it is installed and may trace; else nothing."""
+    command = ["strace", "-f", "-qq", "--seccomp-bpf", "-e", "trace=%network"]
+    try:
+        probe = subprocess.run([*command, "-o", os.devnull, sys.executable, "-c", "pass"],
+                               capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return command if probe.returncode == 0 else []
+
+
+STRACE = _strace()
+
+
 def kiosk(tmp: Path, *args: str, notify: Path | None = None) -> subprocess.Popen:
     env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
                KIVY_HOME=str(tmp / "kivy"), KIVY_NO_CONSOLELOG="1")
@@ -60,6 +76,8 @@ def kiosk(tmp: Path, *args: str, notify: Path | None = None) -> subprocess.Popen
         env.update(NOTIFY_SOCKET=str(notify), WATCHDOG_USEC="2000000")
         tmp.mkdir(parents=True, exist_ok=True)
         launch = [sys.executable, "-c", AUDITED, str(tmp / "sockets.json"), *command]
+        if STRACE:  # and every socket call the process makes, from C libraries too
+            launch = [*STRACE, "-o", str(tmp / "strace.txt"), *launch]
     else:
         launch = [sys.executable, "-m", "companion", *command]
     tmp.mkdir(parents=True, exist_ok=True)
@@ -268,6 +286,32 @@ def test_under_systemd_it_says_ready_pings_and_talks_to_nothing_else(runs):
     reached = {e[1][0] for e in events if e[0] in ("socket.sendto", "socket.connect")}
     assert reached == {repr(notify["path"])}, reached
     assert not [e for e in events if e[0] in ("socket.getaddrinfo", "socket.bind")]
+
+
+@pytest.mark.skipif(not STRACE, reason="strace is not installed here, or may not trace")
+def test_no_library_under_the_kiosk_opens_a_network_socket(runs):
+    """What Python's socket class cannot see: a socket made from C (SDL, Mesa, onnxruntime).
+    Every socket the whole process tree made is local (a Unix socket; netlink for udev), and
+    the only address reached is systemd's notify socket. (onnxruntime's Linux wheels look up
+    Microsoft's telemetry host about 20 s after they start, unless ORT_DISABLE_TELEMETRY is
+    set first, as companion/__init__.py does: this run, over a minute long, would see it.)"""
+    notify, _ = runs["notify"]
+    _, tmp = runs["800"]
+    calls = (tmp / "strace.txt").read_text().splitlines()
+    made = [c for c in calls if " socket(" in c]
+    assert made, calls[:5]
+    assert all(re.search(r"socket\((AF_UNIX|AF_NETLINK),", c) for c in made), made
+    # an address a call names (connect, sendto, sendmsg, bind): local ones only, and of those
+    # only the notify socket (no desktop bus, no sound server, no display server)
+    named = [c for c in calls if re.search(r" (connect|sendto|sendmsg|bind)\(", c)
+             and "sa_family=" in c]
+    assert named, calls[:5]
+    for call in named:
+        family = re.search(r"sa_family=(AF_\w+)", call).group(1)
+        assert family in ("AF_UNIX", "AF_NETLINK"), call
+        if family == "AF_UNIX":  # the notify socket, or the C library's local name cache
+            assert re.search(f'sun_path="({re.escape(notify["path"])}|/var/run/nscd/socket)"',
+                             call), call
 
 
 @pytest.mark.parametrize("key,size", [("800", (800, 480)), ("1280", (1280, 720))])
