@@ -25,7 +25,8 @@ from companion.vision.locate import BoardPose
 SCHEMA = 1
 FILE_NAME = "rig.yaml"
 AGAIN = "run `companion calibrate` (or, on the kiosk, Settings > Camera rig) to make a new one"
-CONTROL_TYPES = (bool, int, float, list)
+# camera controls set back as they were locked: zero or less would be no exposure at all
+POSITIVE_CONTROLS = ("ExposureTime", "AnalogueGain")
 
 
 class RigError(ValueError):
@@ -116,7 +117,7 @@ def load_rig(path: Path) -> Rig:
     board = raw.get("board")
     try:
         corners = np.asarray(board["corners"], dtype=np.float64)
-        score = float(board.get("score", 0.0))
+        score = board.get("score", 0.0)
     except (TypeError, KeyError, ValueError, AttributeError) as exc:
         raise bad("'board' must give four corners as [x, y] px") from exc
     if corners.shape != (4, 2) or not np.all(np.isfinite(corners)):
@@ -127,16 +128,29 @@ def load_rig(path: Path) -> Rig:
     area = 0.5 * abs(float(ax * by - ay * bx))
     if area < 0.01 * width * height:
         raise bad("the board's corners enclose almost nothing")
+    if not _number(score) or not 0.0 <= score <= 1.0:
+        raise bad(f"'board.score' must be a number from 0 to 1, not {score!r}")
     source = raw.get("source")
     if not isinstance(source, str) or not source:
         raise bad("'source' must name the camera (camera, webcam:N, ...)")
-    camera = raw.get("camera") or {}
-    controls = camera.get("controls") if isinstance(camera, dict) else None
+    camera = raw.get("camera")
+    if camera is None:
+        camera = {}
+    if not isinstance(camera, dict):
+        raise bad("'camera' must hold 'locked' and 'controls'")
+    locked = camera.get("locked", False)
+    if not isinstance(locked, bool):
+        raise bad(f"'camera.locked' must be true or false, not {locked!r}")
+    controls = camera.get("controls")
     if controls is None:
         controls = {}
     if not isinstance(controls, dict) or not all(
-            isinstance(k, str) and isinstance(v, CONTROL_TYPES) for k, v in controls.items()):
-        raise bad("'camera.controls' must map control names to numbers, switches or lists")
+            isinstance(k, str) and _control(v) for k, v in controls.items()):
+        raise bad("'camera.controls' must map control names to numbers, switches or lists "
+                  "of numbers")
+    for name in POSITIVE_CONTROLS:
+        if name in controls and not (_number(controls[name]) and controls[name] > 0):
+            raise bad(f"'camera.controls.{name}' must be a number above 0")
     created = raw.get("created", "")
     try:
         datetime.fromisoformat(str(created))
@@ -144,10 +158,26 @@ def load_rig(path: Path) -> Rig:
         raise bad(f"'created' is not a date ({created!r})") from exc
     checks = raw.get("checks") or {}
     if not isinstance(checks, dict) or not all(
-            isinstance(v, int | float) and math.isfinite(v) for v in checks.values()):
+            isinstance(k, str) and _number(v) for k, v in checks.items()):
         raise bad("'checks' must map names to numbers")
-    return Rig(source, (width, height), corners, score, controls,
-               bool(camera.get("locked", False)), str(created), dict(checks))
+    return Rig(source, (width, height), corners, float(score), controls, locked,
+               str(created), dict(checks))
+
+
+def _number(value: Any) -> bool:
+    """A finite int or float (YAML's .nan and .inf are floats too; a switch is not a number)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def _control(value: Any) -> bool:
+    """What a camera control may be set to: a switch, a finite number, or a list of numbers
+    (colour gains, a crop)."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, list):
+        return bool(value) and all(_number(v) for v in value)
+    return _number(value)
 
 
 def rig_path(data_dir: Path) -> Path:

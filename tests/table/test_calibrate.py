@@ -64,6 +64,18 @@ def test_nothing_is_written_while_a_check_fails(reader, tmp_path, flaw, place):
     assert not (tmp_path / "rig.yaml").exists()
 
 
+# a rig file that is right up to the camera: each case below spoils one thing
+GOOD_HEAD = ("schema_version: 1\nframe: {width: 1920, height: 1080}\nsource: camera\n"
+             "created: '2026-11-30'\nboard: {corners: [[600, 100], [1300, 100], [1300, 800], "
+             "[600, 800]], score: 0.9}\n")
+
+
+def test_the_good_head_alone_is_a_rig(tmp_path):
+    (tmp_path / "rig.yaml").write_text(GOOD_HEAD)
+    rig = load_rig(tmp_path / "rig.yaml")
+    assert rig.score == 0.9 and rig.controls == {} and rig.locked is False
+
+
 @pytest.mark.parametrize("text,match", [
     ("{{{", "cannot be read"),
     ("schema_version: 7\n", "schema version 7"),
@@ -74,6 +86,16 @@ def test_nothing_is_written_while_a_check_fails(reader, tmp_path, flaw, place):
     ("schema_version: 1\nframe: {width: 1920, height: 1080}\nsource: camera\n"
      "created: '2026-11-30'\nboard: {corners: [[0, 0], [3000, 0], [3000, 900], [0, 900]]}\n",
      "outside the frame"),
+    (GOOD_HEAD + "camera: locked\n", "'camera' must hold"),
+    (GOOD_HEAD + "camera: [1, 2]\n", "'camera' must hold"),
+    (GOOD_HEAD + "camera: {locked: 'yes'}\n", "'camera.locked' must be true or false"),
+    (GOOD_HEAD + "camera: {controls: {ExposureTime: .nan}}\n", "controls. must map"),
+    (GOOD_HEAD + "camera: {controls: {ExposureTime: -5}}\n", "ExposureTime' must be"),
+    (GOOD_HEAD + "camera: {controls: {ColourGains: [1.9, fast]}}\n", "lists of numbers"),
+    (GOOD_HEAD + "camera: {controls: {ColourGains: []}}\n", "lists of numbers"),
+    (GOOD_HEAD + "checks: {focus: .inf}\n", "'checks' must map"),
+    (GOOD_HEAD.replace("score: 0.9", "score: .nan"), "'board.score' must be a number"),
+    (GOOD_HEAD.replace("score: 0.9", "score: 3"), "'board.score' must be a number"),
 ])
 def test_a_corrupt_rig_file_says_to_calibrate_again(tmp_path, text, match):
     path = tmp_path / "rig.yaml"
@@ -97,6 +119,16 @@ def test_a_stale_rig_is_not_used_and_says_why(reader, tmp_path):
     assert "cannot be read" in said[2]
     assert start_pose(tmp_path / "none.yaml", "camera", (1920, 1080), said.append) is None
     assert len(said) == 3  # no rig at all is no warning: the board is searched for
+
+
+def test_a_rig_file_of_the_wrong_shape_is_a_message_not_a_crash(tmp_path):
+    """What the kiosk asks of a rig at start (its pose, the controls to set back) answers a
+    file whose camera is not a mapping with the reason, and starts without the rig."""
+    (tmp_path / "rig.yaml").write_text(GOOD_HEAD + "camera: locked\n")
+    said: list[str] = []
+    assert start_pose(tmp_path / "rig.yaml", "camera", (1920, 1080), said.append) is None
+    assert "'camera' must hold" in said[0] and "companion calibrate" in said[0]
+    assert rig_controls(tmp_path / "rig.yaml", "camera") is None
 
 
 # --- the referee starts from the rig's pose -----------------------------------------------------
