@@ -36,6 +36,7 @@ PLACES = {  # (cx, cy, side px, yaw): in a 1920x1080 frame
     "small": (960, 540, 420, 10),
     "big": (960, 540, 1000, 3),
     "out": (300, 540, 700, 10),  # its row 5, column 1 corner past the left edge
+    "title-out": (500, 330, 700, 10),  # its title corner past the top edge
 }
 
 

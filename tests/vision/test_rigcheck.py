@@ -47,6 +47,14 @@ def test_a_corner_outside_the_frame_is_named(reader):
     assert re.search(OUT_OF_VIEW, corners.message), corners.message
 
 
+def test_the_title_corner_outside_the_frame_is_named_as_the_title_corner(reader):
+    report = check_rig(rig_frame("title-out"), reader)
+    assert not report.ok
+    assert report.check("corners").verdict == "bad"
+    assert "the title corner (row 1, column 1) is outside the frame, past its top edge" in \
+        report.check("corners").message
+
+
 def test_a_corner_too_near_the_edge_is_named(reader):
     report = check_rig(rig_frame("big"), reader)  # 1000 px tall in a 1080 px frame
     assert report.check("corners").verdict == "bad"
