@@ -166,6 +166,8 @@ class LiveRun:
     dropped: int = 0
     motion_ms: list[float] = field(default_factory=list)  # frames only checked for motion
     read_ms: list[float] = field(default_factory=list)  # frames the reader read
+    # of those, the frames that settled a board: the read and the session inferring its steps
+    settle_ms: list[float] = field(default_factory=list)
     lag_s: list[float] = field(default_factory=list)  # board still -> its steps applied
     steps: list[tuple[int, Any]] = field(default_factory=list)  # (n, move) applied
     final: dict[str, Any] | None = None  # the final summary's result, None if not ended
@@ -238,6 +240,8 @@ def live(folder: Path, game: str, players: int, source: Camera, slowdown: float,
         spent = (clock() - start) * slowdown
         camera.spend(spent)
         (run.read_ms if settler.readings > readings else run.motion_ms).append(spent * 1000)
+        if settled is not None:
+            run.settle_ms.append(spent * 1000)
         if len(session.history) > applied:  # steps applied: since when was the board still?
             n = session.history[applied]["n"]
             k = min(bisect.bisect_left(last_steps, n), len(still) - 1)
@@ -270,6 +274,12 @@ def report_live(run: LiveRun, base: LiveRun, recorded: dict[str, Any]) -> bool:
           f"{run.fps:g} a second)")
     print(f"  motion-only frame: {ms(run.motion_ms)}")
     print(f"  frame read:        {ms(run.read_ms)}")
+    print(f"    of which settled a board (the read and inferring its steps): "
+          f"{ms(run.settle_ms)}")
+    others = sorted(run.read_ms)
+    for t in run.settle_ms:
+        others.remove(t)
+    print(f"    the other reads: {ms(others)}")
     if run.lag_s:
         print(f"  board still -> its steps applied: median {statistics.median(run.lag_s):.2f} s, "
               f"max {max(run.lag_s):.2f} s ({len(run.lag_s)} readings applied steps)")
