@@ -197,13 +197,25 @@ def action(codec: ActionCodec | None, kind: str, text: str | None = None
                                 f"which are not among its JSON keys")
             if "__str__" not in cls.__dict__:
                 cls.__str__ = (  # type: ignore[method-assign]
-                    lambda self: text.format(**self.to_json()))
+                    lambda self: text.format(**{k: _prose(v)
+                                                for k, v in self.to_json().items()}))
         update_abstractmethods(cls)
         if codec is not None:
             codec.register(cls)
         return cls
 
     return make
+
+
+def _prose(value: Any) -> Any:
+    """A JSON value as an action's text reads it: a list as words ("red, red and white"),
+    anything else as it is."""
+    if not isinstance(value, list):
+        return value
+    words = [str(v) for v in value]
+    if not words:
+        return "nothing"
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 class JointAction(Action):

@@ -45,6 +45,7 @@ from companion.table.infer import (
     state_key,
 )
 from companion.table.journal import Journal
+from companion.table.prompts import step_prompt
 
 
 @dataclass
@@ -410,24 +411,8 @@ class RefereeSession:
             return f"Pass the screen to {who}: {who} enters a hidden choice"
         first = q.options[0] if q.options else None
         kind = first.kind if first is not None else ""
-        what = {
-            "bid": "which coin did you take: one from the offer, or a blind draw?",
-            "claim": "which grocery list did you take?", "store": "which 4 tokens do you store?",
-            "pass": "do you pass?", "draw": "which token came out of the bag?",
-            "arrange": "which grocery lists lie along this side, in order?",
-            "pile": "which recipes make this pile?", "cook": "cook, or end your turn?",
-            "end": "cook, or end your turn?", "claim-area": "which territory do you claim?",
-            "conflict": "which conflict area do you choose?", "discard": "which ingredient "
-            "do you discard?", "move-paw": "which paw do you move?", "place":
-            "which spare grocery list do you take?", "sell": "which ingredient do you sell?",
-            "cat": "which cat was it (its value)?", "place-cat": "which cat did you place?",
-            "buy": "which ingredient did you buy?", "feed": "which cat did you feed, and "
-            "with what?", "move": "where did your shopper go?", "shop": "which tokens did "
-            "you collect?", "take-ingredient": "which ingredient did you take?",
-            "swap-ingredient": "which ingredients did you swap?", "swap-cat": "which cat "
-            "did you swap?", "stack": "which recipes make this pile, top card first?",
-        }.get(kind, "what happened?")
-        if kind == "draw":
+        what = step_prompt(self.state.GAME_ID, kind)
+        if kind == "draw" and self.state.GAME_ID.startswith("food-alley/"):
             what = f"which token came out of the bag ({self._drawn_for()})?"
         return f"{who}: {what}"
 
@@ -688,6 +673,12 @@ class RefereeSession:
             fixes = "; ".join(f"{cell_name(i)} to show {describe(expected[i])}" for i in cells)
             return f"put the board as the game has it: {fixes}"
         actor = state.current_player()
+        if state.camera_board() is None:  # a game entered by taps: its own question
+            options = ([a for a, _ in state.chance_outcomes()] if actor == CHANCE
+                       else state.legal_actions())
+            who = "Table" if actor == CHANCE else self.names[actor]
+            kind = options[0].kind if options else ""
+            return f"{who}: {step_prompt(state.GAME_ID, kind)}"
         if actor == CHANCE:
             return "fill the board from the bag"
         kinds = {a.kind for a in state.legal_actions()}
