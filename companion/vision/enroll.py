@@ -242,7 +242,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             origin = (cx - half, cy - half)
             seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
             bare = bare_cells[index]
-            differs = _differs(seen, bare, ring)
+            differs = _differs(seen, bare, ring, ground)
             share = float(differs[_disc_mask(size, g.token / 2 * 0.9 * ppm)].mean())
             place = f"{layout.file_name}, cell {cell_name(index)}"
             if face.kind == "empty":
@@ -439,14 +439,33 @@ def _empty_cells_differ(layout: Layout, cells: list[str]) -> list[str]:
             for cell in cells]
 
 
-def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray) -> np.ndarray:
-    """Where a cell's photo differs from the empty board's (both float BGR), once each colour
-    channel is matched on the plain ground round the socket (``ring``): the light may differ a
-    little between photos, in level and across the board."""
-    a = cv2.GaussianBlur(seen, (0, 0), 2)
-    b = cv2.GaussianBlur(bare, (0, 0), 2)
-    a = a * (np.median(b[ring], axis=0) / np.maximum(np.median(a[ring], axis=0), 1.0))
+def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray
+             ) -> np.ndarray:
+    """Where a cell's photo differs from the empty board's (both float BGR), once each is lit
+    as ``ground`` (every photo's median ground colour) by the light measured on the plain
+    ground round the socket (``ring``): the light differs between photos, in level and across
+    the board (a shadow's soft edge across a cell), and a difference is judged at one level
+    of light, not at a shadowed photo's, where everything is a few grey levels apart."""
+    a = _lit_by_ring(cv2.GaussianBlur(seen, (0, 0), 2), ring, ground)
+    b = _lit_by_ring(cv2.GaussianBlur(bare, (0, 0), 2), ring, ground)
     return np.abs(a - b).max(axis=2) > DIFFERENT_BY
+
+
+def _lit_by_ring(image: np.ndarray, ring: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """A cell's crop (float BGR) lit evenly as ``ground``: the light across it, a plane in x
+    and y fitted channel by channel to the plain ground of ``ring`` (robustly: ring pixels a
+    neighbour or a speck covers are dropped and the plane fitted again), divided out."""
+    h, w = image.shape[:2]
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    terms = np.stack([np.ones_like(xs), xs / w - 0.5, ys / h - 0.5], axis=-1)
+    a, values = terms[ring], image[ring]
+    keep = np.ones(len(values), bool)
+    for _ in range(2):
+        coef, *_ = np.linalg.lstsq(a[keep], values[keep], rcond=None)
+        residual = np.abs(values - a @ coef).max(axis=1)
+        keep = residual <= max(3.0 * float(np.median(residual[keep])), 4.0)
+    light = np.maximum(terms @ coef, 1.0)
+    return image * (ground / light)
 
 
 @lru_cache(maxsize=16)
