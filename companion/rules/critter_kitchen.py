@@ -615,6 +615,18 @@ class CritterKitchenState(GameState):
             return self.current_player()
         return None
 
+    def describe(self, action: Action) -> str:
+        """The priority track by the chefs' colours, front first (the order's indices are the
+        engine's seats)."""
+        if type(action) is PriorityOrder:
+            return "priority track, front first: " + ", ".join(
+                self.player_name(p) for p in action.order)
+        if type(action) is Plan:
+            chefs = ("mouse", "lizard", "boar", "zous-chef")
+            return "plan: " + ", ".join(f"{chef} to {place}"
+                                        for chef, place in zip(chefs, action.places, strict=False))
+        return str(action)
+
     def _public_text(self, action: Action) -> str:
         if type(action) is Discard:
             return f"{self.names[self.current_player()]} returns a token to the bag"

@@ -816,6 +816,27 @@ class FoodTrucksState(GameState):
             return self.victim
         return None
 
+    def describe(self, action: Action) -> str:
+        """An order card or a food truck by what it shows (its ids are this list's own, not
+        printed on the cards): 'order-02 (burrito 2, nachos, quesadilla, taco 2; extra taco;
+        4 coins) is turned up'."""
+        kind = type(action)
+        if kind is DrawOrder:
+            return f"{self._order_words(action.order)} is turned up"
+        if kind is Serve or kind is Steal:
+            cards = ", ".join(action.cards)
+            verb = "serve" if kind is Serve else "play the unhappy customer: steal and serve"
+            return f"{verb} {self._order_words(action.order)} with {cards}"
+        if kind is DealTruck:
+            truck = self.truck_card(action.truck)
+            return f"{truck.name} (extra {' and '.join(truck.extras)}) is dealt"
+        return str(action)
+
+    def _order_words(self, order_id: str) -> str:
+        order = self.order_card(order_id)
+        needs = ", ".join(dish if n == 1 else f"{dish} {n}" for dish, n in order.needs)
+        return f"{order.id} ({needs}; extra {order.extra}; {order.coins} coins)"
+
     def _public_text(self, action: Action) -> str:
         return f"{self.player_name((self.first + self.dealt) % self.players)} is dealt a food card"
 

@@ -429,6 +429,12 @@ class GameState(ABC):
         public. Modes with hands override."""
         return None
 
+    def describe(self, action: Action) -> str:
+        """How a table reads an action it is offered: its text, and what the components it
+        names show where an id alone would not tell the player which one (an order card's
+        dishes). Modes with such components override."""
+        return str(action)
+
     def _public_text(self, action: Action) -> str:
         """What others read of a private log entry. Modes override."""
         return "a hidden step"

@@ -311,7 +311,7 @@ class SessionRunner:
                    expected=session.expected(), unsure=list(session.weak),
                    history=[h["text"] for h in session.history[-12:]],
                    scores={session.names[i]: v for i, v in enumerate(scores.values())},
-                   manual=[str(a) for a in self._manual], over=state.is_terminal(),
+                   manual=[state.describe(a) for a in self._manual], over=state.is_terminal(),
                    turn=turn)
 
 

@@ -393,14 +393,14 @@ class RefereeSession:
                             if c.board[i] != self.expected()[i]]}
                 for c in q.candidates]
         elif q.kind == "enter":
-            out["options"] = [{"index": i, "text": str(a), "action": a.to_json()}
+            out["options"] = [{"index": i, "text": self.state.describe(a), "action": a.to_json()}
                               for i, a in enumerate(q.options)]
         return out
 
     def private_options(self, question_id: int) -> list[dict[str, Any]]:
         """The options of a private question, for its player's eyes only (behind the cover)."""
         q = self.questions[question_id]
-        return [{"index": i, "text": str(a), "action": a.to_json()}
+        return [{"index": i, "text": self.state.describe(a), "action": a.to_json()}
                 for i, a in enumerate(q.options)]
 
     def prompt(self, q: Question) -> str:
@@ -646,7 +646,7 @@ class RefereeSession:
         if actor == CHANCE:
             return "a draw from the bag"
         options = state.legal_actions()
-        texts = [str(a) for a in options[:8]]
+        texts = [state.describe(a) for a in options[:8]]
         more = f" (and {len(options) - 8} more)" if len(options) > 8 else ""
         return f"{self.names[actor]} may: " + "; ".join(texts) + more
 

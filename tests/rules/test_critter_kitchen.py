@@ -823,3 +823,13 @@ def test_round_table_day_1_scores_after_round_3_day_2_after_6_critic_after_7():
     assert {r for r, ph in seen if ph in ("feast", "final")} == {7}
     assert {r for r, ph in seen if ph == "challenge"} == {1, 2, 3, 4, 5, 6}
     assert {r for r, ph in seen if ph == "plan"} == set(range(1, 8))
+
+
+def test_a_table_reads_the_priority_track_by_colour_and_a_plan_chef_by_chef():
+    s = CritterKitchenState.new(4, 1)
+    order = PriorityOrder((2, 0, 1, 3))
+    assert s.describe(order) == "priority track, front first: " + ", ".join(
+        s.player_name(p) for p in (2, 0, 1, 3))
+    assert "0" not in s.describe(order)
+    assert s.describe(Plan(("truck", "academy", "market"))) == \
+        "plan: mouse to truck, lizard to academy, boar to market"

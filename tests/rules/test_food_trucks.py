@@ -704,3 +704,20 @@ def test_final_summary_has_scores_ranking_and_card_places():
     assert sorted(summary["scores"]) == ["player 1", "player 2", "player 3"]
     assert all(v["total"] == v["breakdown"]["coins"] for v in summary["scores"].values())
     assert set(summary["tokens"]) == {*s.order_card.ids(), *s.truck_card.ids()}
+
+
+def test_a_table_is_offered_order_cards_and_trucks_by_what_they_show():
+    """The ids are the component list's, not printed on the cards: an offered order card says
+    its dishes, extra dish and coins, a truck its name and extras."""
+    s = FoodTrucksState.new(3, 0)
+    box = food_trucks()
+    order = next(o for o in box.orders if o.id == "order-01")
+    words = s.describe(DrawOrder("order-01"))
+    assert words == "order-01 (burrito 3, nachos 2, taco; extra burrito; 3 coins) is turned up"
+    assert all(dish in words for dish, _ in order.needs)
+    assert s.describe(DealTruck("hot-shot-dogs")) == \
+        "Hot Shot Dogs (extra taco and nachos) is dealt"
+    serve = Serve("order-01", ("burrito", "taco"))
+    assert s.describe(serve).startswith("serve order-01 (burrito 3") and \
+        s.describe(serve).endswith("with burrito, taco")
+    assert s.describe(EndTurn()) == str(EndTurn())
