@@ -1,5 +1,6 @@
 """What the referee asks, in a player's words, for each kind of step it cannot see: the game's
-own phrase for the kind of its first option, else "what happened?". The question names who
+own phrase for the kind of its first option, else "what happened?"; and what it waits for when
+the camera will show the step. The question names who
 answers ("Ann: ..."); a chance step is the table's ("Table: ...")."""
 
 from __future__ import annotations
@@ -21,6 +22,16 @@ FOOD_ALLEY = {
     "take-ingredient": "which ingredient did you take?",
     "swap-ingredient": "which ingredients did you swap?", "swap-cat": "which cat did you swap?",
     "stack": "which recipes make this pile, top card first?",
+}
+
+# what the referee waits for in Food Alley, by the kind of the step the camera will show
+CAMERA_WAITS = {
+    "move": "move your shopper", "shop": "collect the matching tokens",
+    "place": "place your shopper on a coin", "buy": "buy an ingredient from the market",
+    "feed": "feed a cat, cook, or end your turn", "place-cat": "place a cat face down",
+    "swap-cat": "swap your cat", "swap-ingredient": "swap an ingredient with the board",
+    "take-ingredient": "take an ingredient from the board", "draw": "fill the board from the bag",
+    "cat": "put the cat on the emptied space",
 }
 
 _BUILDING = "build, trade, buy publicity, or end your building?"

@@ -45,7 +45,7 @@ from companion.table.infer import (
     state_key,
 )
 from companion.table.journal import Journal
-from companion.table.prompts import step_prompt
+from companion.table.prompts import CAMERA_WAITS, step_prompt
 
 
 @dataclass
@@ -59,16 +59,6 @@ WEAK_BELOW = 0.9  # a cell read less sure than this yields to the rules (see obs
 
 class AnswerError(ValueError):
     """An answer that does not fit its question."""
-
-
-_WAITS = {  # what the referee waits for, by the kind of the step the camera will show
-    "move": "move your shopper", "shop": "collect the matching tokens",
-    "place": "place your shopper on a coin", "buy": "buy an ingredient from the market",
-    "feed": "feed a cat, cook, or end your turn", "place-cat": "place a cat face down",
-    "swap-cat": "swap your cat", "swap-ingredient": "swap an ingredient with the board",
-    "take-ingredient": "take an ingredient from the board", "draw": "fill the board from the bag",
-    "cat": "put the cat on the emptied space",
-}
 
 
 def public_step(state: GameState, entry: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -682,7 +672,7 @@ class RefereeSession:
         if actor == CHANCE:
             return "fill the board from the bag"
         kinds = {a.kind for a in state.legal_actions()}
-        verb = next((_WAITS[k] for k in ("move", "place", "buy", "place-cat", "shop",
+        verb = next((CAMERA_WAITS[k] for k in ("move", "place", "buy", "place-cat", "shop",
                                           "take-ingredient", "swap-ingredient", "swap-cat",
                                           "feed") if k in kinds), "play")
         return f"{self.names[actor]}: {verb}"

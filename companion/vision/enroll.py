@@ -455,9 +455,7 @@ def _lit_by_ring(image: np.ndarray, ring: np.ndarray, ground: np.ndarray) -> np.
     """A cell's crop (float BGR) lit evenly as ``ground``: the light across it, a plane in x
     and y fitted channel by channel to the plain ground of ``ring`` (robustly: ring pixels a
     neighbour or a speck covers are dropped and the plane fitted again), divided out."""
-    h, w = image.shape[:2]
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    terms = np.stack([np.ones_like(xs), xs / w - 0.5, ys / h - 0.5], axis=-1)
+    terms = _plane_terms(*image.shape[:2])
     a, values = terms[ring], image[ring]
     keep = np.ones(len(values), bool)
     for _ in range(2):
@@ -466,6 +464,15 @@ def _lit_by_ring(image: np.ndarray, ring: np.ndarray, ground: np.ndarray) -> np.
         keep = residual <= max(3.0 * float(np.median(residual[keep])), 4.0)
     light = np.maximum(terms @ coef, 1.0)
     return image * (ground / light)
+
+
+@lru_cache(maxsize=4)
+def _plane_terms(h: int, w: int) -> np.ndarray:
+    """(h, w, 3): 1, x and y of each pixel of a crop, centred (the same crop size, every cell)."""
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    terms = np.stack([np.ones_like(xs), xs / w - 0.5, ys / h - 0.5], axis=-1)
+    terms.setflags(write=False)
+    return terms
 
 
 @lru_cache(maxsize=16)
