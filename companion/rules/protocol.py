@@ -47,6 +47,7 @@ from typing import (
 CHANCE = -1
 SIMULTANEOUS = -2
 TERMINAL = -4
+_ACTOR_NAMES = {CHANCE: "chance", SIMULTANEOUS: "all"}  # a log entry's actor; a player: his index
 
 
 class RulesError(ValueError):
@@ -86,6 +87,7 @@ class Action(ABC):
 
 
 A = TypeVar("A", bound=type)
+_ACTION_CLASSES: set[type] = set()  # every class made by @action (apply_action's quick check)
 _JSON = "json"  # a field's metadata key: its JSON key and conversions (json_field)
 
 
@@ -200,6 +202,7 @@ def action(codec: ActionCodec | None, kind: str, text: str | None = None
                     lambda self: text.format(**{k: _prose(v)
                                                 for k, v in self.to_json().items()}))
         update_abstractmethods(cls)
+        _ACTION_CLASSES.add(cls)
         if codec is not None:
             codec.register(cls)
         return cls
@@ -451,15 +454,17 @@ class GameState(ABC):
 
         :raises IllegalMoveError: naming the broken rule; the state is left unchanged.
         """
-        if not isinstance(action, Action):
+        # an action class made by @action is known at once; any other is asked of the ABC
+        if type(action) not in _ACTION_CLASSES and not isinstance(action, Action):
             raise IllegalMoveError("actions", f"{action!r} is not an action of this game (a "
                                    f"{type(action).__name__}); pick one from legal_actions()")
         actor = self.current_player()
-        if actor == TERMINAL:
-            raise IllegalMoveError("end of the game", "the game is over", move=action)
-        if actor == SIMULTANEOUS and not isinstance(action, JointAction):
-            self._seal(action, player)
-            return
+        if actor < 0:
+            if actor == TERMINAL:
+                raise IllegalMoveError("end of the game", "the game is over", move=action)
+            if actor == SIMULTANEOUS and not isinstance(action, JointAction):
+                self._seal(action, player)
+                return
         if player is not None and player != actor:
             who = "the table (a chance step)" if actor == CHANCE else self.player_name(actor)
             raise IllegalMoveError(
@@ -475,11 +480,12 @@ class GameState(ABC):
         self._reveals = False
         self._legal = None
         result = self._apply(action)
-        text, public = result if isinstance(result, tuple) else (result, public)
-        entry: dict[str, Any] = {
-            "actor": {CHANCE: "chance", SIMULTANEOUS: "all"}.get(actor, actor),
-            "action": action.to_json(), "text": text,
-        }
+        if isinstance(result, tuple):
+            text, public = result
+        else:
+            text = result
+        entry: dict[str, Any] = {"actor": _ACTOR_NAMES.get(actor, actor),
+                                 "action": action.to_json(), "text": text}
         if private is not None:
             entry["private_to"] = private
             entry["public_text"] = public
