@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, combinations_with_replacement
+from itertools import chain, combinations_with_replacement, compress
 from math import comb, prod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -378,24 +378,52 @@ _build_diner = lru_cache(maxsize=None)(BuildDiner)
 _build_bistro = lru_cache(maxsize=None)(BuildBistro)
 _discard = lru_cache(maxsize=None)(Discard)
 _redraw = lru_cache(maxsize=1 << 14)(Redraw)  # any multiset of the cubes one may hold
+_draw_cubes = lru_cache(maxsize=None)(DrawCubes)  # a production draws at most eight cubes
 _EXTRA_RANDOM = ExtraRandom()
+_PUBLICITY = _buy_publicity(None, True)
 _BUILD_RESTAURANT = BuildRestaurant()
 _END_BUILDING = EndBuilding()
 
 
+@lru_cache(maxsize=64)
+def _areas_by_colour(colours: tuple[str, ...], first: str, first_diners: tuple[str, ...],
+                     second: str, second_diners: tuple[str, ...]) -> dict[str, str]:
+    """The area each colour's drawn cubes go to: a diner colour held by one player but not
+    the other to that player's area (``first``, ``second``), the rest to the general area.
+    Read only."""
+    out = {}
+    for c in colours:
+        mine, theirs = c in first_diners, c in second_diners
+        out[c] = first if mine and not theirs else second if theirs and not mine else GENERAL
+    return out
+
+
 @lru_cache(maxsize=4096)
+def _placing(colours: tuple[str, ...], area_key: tuple[Any, ...]
+             ) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Where a production's drawn cubes go (``area_key``: _areas_by_colour's arguments): the
+    log's words, and (area, colour) for each cube."""
+    area_of = _areas_by_colour(*area_key)
+    placed: dict[str, list[str]] = {}
+    for c in colours:
+        placed.setdefault(area_of[c], []).append(c)
+    text = "drawn: " + "; ".join(f"{', '.join(cs)} to the {a} area" for a, cs in placed.items())
+    return text, tuple((area_of[c], c) for c in colours)
+
+
+@lru_cache(maxsize=1 << 14)
 def _discard_choices(held: tuple[tuple[str, int], ...], size: int) -> tuple[Discard, ...]:
     """Every Discard of ``size`` cubes from ``held`` (colour, count)."""
     return tuple(map(_discard, _bounded_picks(held, size)))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=1024)
 def _redraw_choices(held: tuple[tuple[str, int], ...]) -> tuple[Redraw, ...]:
     """Every Redraw of some of the cubes ``held`` (colour, count), giving nothing excepted."""
     return tuple(map(_redraw, _sub_multisets(held)[1:]))
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1 << 12)
 def _sub_multisets(held: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], ...]:
     """Every multiset of the cubes ``held`` (colour, count), the empty one first: the fewest
     of the first colour first, then of the next. Cached: the last few colours recur."""
@@ -407,7 +435,7 @@ def _sub_multisets(held: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], 
         [(colour,) * k + tail for tail in tails] for k in range(count + 1)))
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1 << 15)
 def _bounded_picks(held: tuple[tuple[str, int], ...], size: int) -> tuple[tuple[str, ...], ...]:
     """Every multiset of ``size`` cubes from ``held`` (colour, count), in colour order (the
     fewest of the first colour first, then of the next). Cached: a storage's last few colours
@@ -419,6 +447,34 @@ def _bounded_picks(held: tuple[tuple[str, int], ...], size: int) -> tuple[tuple[
     return tuple(chain.from_iterable(
         [(colour,) * k + tail for tail in _bounded_picks(rest, size - k)]
         for k in range(max(0, size - room), min(count, size) + 1)))
+
+
+def _affords(store: dict[str, int], cost: dict[str, int]) -> bool:
+    """Whether the cubes in ``store`` pay ``cost`` (colour -> cubes)."""
+    for c, n in cost.items():
+        if store[c] < n:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class _MoveTables:
+    """The moves the legal lists are made of, looked up by colour (a dict look-up costs less
+    than a cached constructor's): shared by every state of one component list, read only."""
+
+    take: dict[str, dict[str, TakeCube]]  # area -> colour -> taking a cube of it there
+    trade: dict[str, dict[str, Trade]]  # colour given -> colour taken
+    steal: dict[bool, dict[str, BuyPublicity]]  # first publicity this turn -> stolen colour
+    diner: dict[str, BuildDiner]
+
+
+@lru_cache(maxsize=8)
+def _move_tables(colours: tuple[str, ...], areas: tuple[str, ...]) -> _MoveTables:
+    return _MoveTables(
+        take={a: {c: _take_cube(c, a) for c in colours} for a in areas},
+        trade={g: {t: _trade(g, t) for t in colours} for g in colours},
+        steal={first: {c: _buy_publicity(c, first) for c in colours} for first in (True, False)},
+        diner={c: _build_diner(c) for c in colours})
 
 
 _CHANCE_PHASES = frozenset({"production", "redraw", "extra"})
@@ -439,7 +495,8 @@ class BurgerJointState(GameState):
     TIEBREAKS: ClassVar[tuple[str, ...]] = ("more upscale bistros", "more specialty diners")
     REFEREE_ENDINGS: ClassVar[frozenset[str]] = frozenset({REFEREE_TURN_LIMIT})
     codec: ClassVar[ActionCodec] = codec
-    _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"sides", "colours", "names"}
+    _SHARED: ClassVar[frozenset[str]] = GameState._SHARED | {"sides", "colours", "names",
+                                                             "_moves"}
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: BurgerComponents) -> None:
@@ -454,6 +511,7 @@ class BurgerJointState(GameState):
         self.fresh: list[dict[str, int]] = [self._empty() for _ in range(PLAYERS)]
         self.areas: dict[str, dict[str, int]] = {
             a: self._empty() for a in (GENERAL, *(s.id for s in self.sides))}
+        self._moves = _move_tables(self.colours, tuple(self.areas))  # read only, shared
         self.basics = [s.start_basics for s in self.sides]
         self.diners: list[list[str]] = [list(s.start_diners) for s in self.sides]
         self.bistros: list[list[str]] = [[] for _ in range(PLAYERS)]
@@ -509,7 +567,7 @@ class BurgerJointState(GameState):
         return {
             "basic_restaurants": sum(c.basic_vp[:self.basics[player]]),
             "specialty_diners": c.diner_vp * len(self.diners[player]),
-            "upscale_bistros": sum(self.bistro(b).vp for b in self.bistros[player]),
+            "upscale_bistros": sum([self.bistro(b).vp for b in self.bistros[player]]),
             "publicity": c.publicity_vp[pos - 1] if pos else 0,
         }
 
@@ -523,11 +581,7 @@ class BurgerJointState(GameState):
         return self.sides[player].costs[what]
 
     def can_pay(self, player: int, what: str) -> bool:
-        store = self.storage[player]
-        for c, n in self.sides[player].costs[what].items():
-            if store[c] < n:
-                return False
-        return True
+        return _affords(self.storage[player], self.sides[player].costs[what])
 
     def _pay(self, player: int, what: str) -> None:
         """Each item built has a cost in cubes; these cubes are returned to the draw bag."""
@@ -538,11 +592,11 @@ class BurgerJointState(GameState):
     def bag_size(self) -> int:
         return sum(self.bag.values())
 
-    def _area_of(self, colour: str) -> str:
-        """Cubes of a diner colour held by one player but not the other go to that player's
-        area; the rest to the general area."""
-        holders = [p for p in range(PLAYERS) if colour in self.diners[p]]
-        return self.sides[holders[0]].id if len(holders) == 1 else GENERAL
+    def _area_key(self) -> tuple[Any, ...]:
+        """What decides the area each colour's drawn cubes go to (_areas_by_colour's
+        arguments): the colours, and each side with its diners."""
+        return (self.colours, self.sides[0].id, tuple(self.diners[0]), self.sides[1].id,
+                tuple(self.diners[1]))
 
     # --- who acts -----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -575,39 +629,51 @@ class BurgerJointState(GameState):
     def sample_chance(self) -> Action:
         if self.phase not in _CHANCE_PHASES:
             raise IllegalMoveError("turn order", "no cube is to be drawn now")
-        pool = [c for c in self.colours for _ in range(self.bag[c])]
+        bag = self.bag
+        pool: list[str] = []
+        for c in self.colours:
+            pool += [c] * bag[c]
         drawn = self.rng.next().sample(pool, self.to_draw)
-        order = self.colours.index
-        return DrawCubes(tuple(sorted(drawn, key=order)))
+        return _draw_cubes(tuple(sorted(drawn, key=self.colours.index)))
 
     # --- legal moves --------------------------------------------------------------------
     def _compute_legal(self) -> list[Action]:
         phase = self.phase
         if phase in _CHANCE_PHASES or phase == "over":
             return []  # chance outcomes: chance_outcomes()
-        p = self.current_player()
         if phase in ("first-pick", "pick"):
-            return self._takes(p)
+            return self._takes(self.picker)
         if phase == "discard":
-            return self._discards(p)
+            return self._discards(self.picker)
+        p = self.active  # trading and building
         out: list[Action] = []
         if phase == "trade":
-            out += self._trades(p) + self._abilities(p)
+            out += self._trades(p)
+            if self.bistros[p]:  # abilities come with bistros
+                out += self._abilities(p)
         out += self._builds(p)
         out.append(_END_BUILDING)
         return out
 
     def _takes(self, p: int) -> list[Action]:
         """The cubes the picker may take now (TakeCube)."""
-        areas = self.areas
-        return [_take_cube(c, a) for a in self._pickable_areas(p)
-                for c, n in areas[a].items() if n]
+        # each colour an area holds, in the area's order (compress and map: no Python-level
+        # step per colour, at every take)
+        areas, table = self.areas, self._moves.take
+        if self.phase == "pick":
+            general = areas[GENERAL]
+            return list(map(table[GENERAL].__getitem__, compress(general, general.values())))
+        out: list[Action] = []
+        for a in self._pickable_areas(p):
+            cubes = areas[a]
+            out += map(table[a].__getitem__, compress(cubes, cubes.values()))
+        return out
 
     def _discards(self, p: int) -> list[Action]:
         """Every choice of exactly the cubes over seven."""
         store = self.storage[p]
-        excess = self.held(p) - self.components.storage_limit
-        held = tuple((c, store[c]) for c in self.colours if store[c])
+        excess = sum(store.values()) - self.components.storage_limit
+        held = tuple([(c, store[c]) for c in self.colours if store[c]])
         return list(_discard_choices(held, excess))
 
     def _pickable_areas(self, player: int) -> list[str]:
@@ -615,7 +681,8 @@ class BurgerJointState(GameState):
         if self.phase == "pick":
             return [GENERAL]
         own = [GENERAL, self.sides[player].id]
-        if any(any(self.areas[a].values()) for a in own):
+        areas = self.areas
+        if any(areas[GENERAL].values()) or any(areas[own[1]].values()):
             return own
         return [GENERAL, self.sides[self.other(player)].id]
 
@@ -623,11 +690,22 @@ class BurgerJointState(GameState):
         return [c for c in self.colours if self.bag[c] + give.get(c, 0) > 0]
 
     def _trades(self, p: int) -> list[Action]:
-        rate = self.components.trade_rate
+        store = self.storage[p]
+        gives = list(compress(store, map((self.components.trade_rate - 1).__lt__,
+                                         store.values())))  # three cubes of it or more
+        if not gives:
+            return []
+        in_bag = self._in_bag()
+        trade = self._moves.trade
+        out: list[Action] = []
+        for g in gives:  # the colour given is not taken back
+            out += map(trade[g].__getitem__, [t for t in in_bag if t != g])
+        return out
+
+    def _in_bag(self) -> list[str]:
+        """The colours the bag holds a cube of, in colour order."""
         bag = self.bag
-        in_bag = [c for c in self.colours if bag[c] > 0]  # the colour given is not taken back
-        return [_trade(g, t) for g, n in self.storage[p].items() if n >= rate
-                for t in in_bag if t != g]
+        return list(compress(self.colours, map((0).__lt__, map(bag.__getitem__, self.colours))))
 
     def _owned_abilities(self, p: int) -> list[str]:
         bistro = self.bistro.by_id
@@ -660,21 +738,24 @@ class BurgerJointState(GameState):
 
     def _builds(self, p: int) -> list[Action]:
         out: list[Action] = []
-        if self.publicity[p] < len(self.components.publicity_vp) and self.can_pay(p, "publicity"):
-            steal = [c for c, n in self.storage[self.other(p)].items() if n]
-            if self.publicity_bought == 0:
-                out += [_buy_publicity(None, True)] + [_buy_publicity(c, True) for c in steal]
-            else:
-                out += [_buy_publicity(None, True)] + [_buy_publicity(c, False) for c in steal]
-        tokens = self.tokens_left(p)
-        if (tokens and self.basics[p] < len(self.components.basic_vp)
-                and self.can_pay(p, "basic_restaurant")):
+        comps, store, costs = self.components, self.storage[p], self.sides[p].costs
+        if self.publicity[p] < len(comps.publicity_vp) and _affords(store, costs["publicity"]):
+            # the first publicity of a turn moves the marker down and may steal too; a later
+            # one does either (the marker alone, or a steal alone)
+            victim = self.storage[1 - p]
+            out.append(_PUBLICITY)
+            out += map(self._moves.steal[self.publicity_bought == 0].__getitem__,
+                       compress(victim, victim.values()))
+        basics, diners = self.basics[p], self.diners[p]
+        if (self.tokens_left(p) and basics < len(comps.basic_vp)
+                and _affords(store, costs["basic_restaurant"])):
             out.append(_BUILD_RESTAURANT)
-        if self.basics[p] and self.can_pay(p, "specialty_diner"):
-            out += [_build_diner(c) for c in self.colours if c not in self.diners[p]]
-        if self.diners[p] and self.can_pay(p, "upscale_bistro"):
-            out += [_build_bistro(b.id, d) for b in self.components.bistros
-                    if b.id not in self.bistros[p] for d in self.diners[p]]
+        if basics and _affords(store, costs["specialty_diner"]):
+            diner = self._moves.diner
+            out += [diner[c] for c in self.colours if c not in diners]
+        if diners and _affords(store, costs["upscale_bistro"]):
+            out += [_build_bistro(b.id, d) for b in comps.bistros
+                    if b.id not in self.bistros[p] for d in diners]
         return out
 
     # --- checking -----------------------------------------------------------------------
@@ -682,7 +763,12 @@ class BurgerJointState(GameState):
         if self.phase in _CHANCE_PHASES:
             self._check_draw(action)
             return
-        if action in self.legal_actions():
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        # the move is most often one of the listed objects themselves: found by identity
+        # without calling a dataclass __eq__ per move listed before it
+        if id(action) in map(id, legal) or action in legal:
             return
         p = self.current_player()
         self._explain(p, action)
@@ -691,15 +777,16 @@ class BurgerJointState(GameState):
 
     def _check_draw(self, action: Action) -> None:
         """A draw's outcome: exactly the cubes due, each colour no more than the bag holds."""
-        if not isinstance(action, DrawCubes):
+        if type(action) is not DrawCubes and not isinstance(action, DrawCubes):
             raise ChanceOutcomeError("chance", "the table must say the colours of the cubes "
                                      "drawn from the bag (DrawCubes)", move=action)
         if len(action.colours) != self.to_draw:
             raise ChanceOutcomeError("chance", f"{self.to_draw} cubes are drawn now, not "
                                      f"{len(action.colours)}; check the reading", move=action)
-        counts = Counter(action.colours)
-        for c, n in counts.items():
-            if self.bag.get(c, 0) < n:
+        colours, bag = action.colours, self.bag
+        for c in dict.fromkeys(colours):  # each colour once, in the order drawn
+            n = colours.count(c)
+            if bag.get(c, 0) < n:
                 left = {c: n for c, n in self.bag.items() if n}
                 raise ChanceOutcomeError("chance", f"{n} {c} cubes cannot come out of the bag "
                                          f"(it holds {left}); check the reading", move=action)
@@ -799,15 +886,18 @@ class BurgerJointState(GameState):
         if self.phase in _CHANCE_PHASES:
             assert isinstance(action, DrawCubes)
             return self._apply_draw(action.colours)
+        if kind is TakeCube:  # listed only while cubes are picked: the picker takes it
+            p = self.picker
+            colour, area = action.colour, action.area
+            self.areas[area][colour] -= 1
+            self.fresh[p][colour] += 1
+            self.taken[p] += 1
+            text = f"{self.names[p]} takes a {colour} cube from the {area} area"
+            self._advance_picker()  # _next_pick(), without a call more at every take
+            return text + self._settle_pick()
         p = self.current_player()
         name = self.names[p]
         store = self.storage[p]
-        if kind is TakeCube:
-            self.areas[action.area][action.colour] -= 1
-            self.fresh[p][action.colour] += 1
-            self.taken[p] += 1
-            text = f"{name} takes a {action.colour} cube from the {action.area} area"
-            return text + self._next_pick()
         if kind is Discard:
             for c in action.colours:
                 store[c] -= 1
@@ -887,30 +977,28 @@ class BurgerJointState(GameState):
         self.storage[p][colour] += 1
 
     def _apply_draw(self, colours: tuple[str, ...]) -> str:
+        bag = self.bag
         for c in colours:
-            self.bag[c] -= 1
+            bag[c] -= 1
         self.to_draw = 0
-        drawn = ", ".join(colours)
         if self.phase == "production":
-            placed: dict[str, list[str]] = {}
-            for c in colours:
-                area = self._area_of(c)
-                self.areas[area][c] += 1
-                placed.setdefault(area, []).append(c)
-            text = "drawn: " + "; ".join(f"{', '.join(cs)} to the {a} area"
-                                         for a, cs in placed.items())
+            text, placed = _placing(colours, self._area_key())
+            areas = self.areas
+            for a, c in placed:
+                areas[a][c] += 1
             self.phase, self.picker = "first-pick", self.active
             return text + self._settle_pick()
+        store = self.storage[self.active]
         for c in colours:
-            self.storage[self.active][c] += 1
+            store[c] += 1
         self.phase = "trade"
-        return f"{self.names[self.active]} draws {drawn}"
+        return f"{self.names[self.active]} draws {', '.join(colours)}"
 
     def _start_production(self) -> None:
         """Production: one cube per diner and bistro of each player, at most four each."""
         self.phase = "production"
         self.taken = [0, 0]
-        self.to_draw = min(self.bag_size(), self.capacity(0) + self.capacity(1))
+        self.to_draw = min(sum(self.bag.values()), self.capacity(0) + self.capacity(1))
         if not self.to_draw:
             self.phase, self.picker = "first-pick", self.active
             self._settle_pick()
@@ -922,59 +1010,55 @@ class BurgerJointState(GameState):
         return self._settle_pick()
 
     def _advance_picker(self) -> None:
-        if self.phase == "first-pick" and self.picker == self.active:
-            self.picker = self.other(self.active)
-        elif self.phase == "first-pick":
-            self._to_general()
+        if self.phase != "first-pick":
+            self.picker = 1 - self.picker  # the other player
+        elif self.picker == self.active:
+            self.picker = 1 - self.active
         else:
-            self.picker = self.other(self.picker)
+            self._to_general()
 
     def _to_general(self) -> None:
         """The remaining cubes are now moved into the general area; the active player picks."""
         self.phase, self.picker = "pick", self.active
         general = self.areas[GENERAL]
         for side in self.sides:
-            for c, n in self.areas[side.id].items():
-                general[c] += n
-                self.areas[side.id][c] = 0
-
-    def _forced_take(self, need: int, out: int, options: list[Action]) -> Action | None:
-        """The cube the picker must take (of his ``options``), when he has no choice: one colour
-        in one area he may take from, or every cube left is his (the other player has all of
-        his)."""
-        if len(options) == 1:
-            return options[0]
-        other = self.other(self.picker)
-        if (self.phase == "pick" and self.taken[other] >= self.capacity(other)
-                and out <= need):
-            return options[0]
-        return None
+            area = self.areas[side.id]
+            for c in list(compress(area, area.values())):
+                general[c] += area[c]
+                area[c] = 0
 
     def _settle_pick(self) -> str:
         """Skip a player who has taken all his cubes; take a cube for a player who has no choice
         (docs: forced takes); when both have all (or none is left), the new cubes go into main
         storage and trading begins."""
         said: list[str] = []
-        out = sum([sum(a.values()) for a in self.areas.values()])  # only a take lessens it
+        out = sum(map(sum, map(dict.values, self.areas.values())))  # only a take lessens it
+        taken, limit = self.taken, self.components.production_limit
+        diners, bistros = self.diners, self.bistros  # no building while cubes are picked:
+        capacity = [min(limit, len(diners[0]) + len(bistros[0])),  # capacity(0) and (1)
+                    min(limit, len(diners[1]) + len(bistros[1]))]
         while out:
             p = self.picker
-            need = self.capacity(p) - self.taken[p]
+            need = capacity[p] - taken[p]
             if need <= 0:
                 if self.phase == "first-pick":
                     self._advance_picker()
                     continue
-                q = self.other(p)
-                if self.taken[q] >= self.capacity(q):
+                q = 1 - p
+                if taken[q] >= capacity[q]:
                     break
                 self.picker = q
                 continue
             options = self._takes(p)
-            forced = self._forced_take(need, out, options)
-            if forced is None:
+            # the cube the picker must take, when he has no choice: one colour in one area he
+            # may take from, or every cube left is his (the other player has all of his)
+            if len(options) != 1 and not (self.phase == "pick" and taken[1 - p] >= capacity[1 - p]
+                                          and out <= need):
                 # the picker chooses among these: they are this position's legal actions
                 self._legal = options
-                return "".join(said)
-            assert isinstance(forced, TakeCube)
+                return "".join(said) if said else ""
+            forced = options[0]
+            assert type(forced) is TakeCube
             colour, area = forced.colour, forced.area
             self.areas[area][colour] -= 1
             out -= 1
@@ -982,14 +1066,17 @@ class BurgerJointState(GameState):
             self.taken[p] += 1
             said.append(f"; {self.names[p]} must take the {colour} cube from the {area} area")
             self._advance_picker()
-        for area_cubes in self.areas.values():  # none are left: both took their cubes
-            for c, n in area_cubes.items():
-                self.bag[c] += n
-                area_cubes[c] = 0
+        if out:  # both took their cubes: what is left goes back into the bag
+            bag = self.bag
+            for area_cubes in self.areas.values():
+                for c in list(compress(area_cubes, area_cubes.values())):
+                    bag[c] += area_cubes[c]
+                    area_cubes[c] = 0
         for p in range(PLAYERS):
-            for c, n in self.fresh[p].items():
-                self.storage[p][c] += n
-                self.fresh[p][c] = 0
+            fresh, store = self.fresh[p], self.storage[p]
+            for c in list(compress(fresh, fresh.values())):
+                store[c] += fresh[c]
+                fresh[c] = 0
         self.phase = "trade"
         self.used, self.publicity_bought = [], 0
         return "".join(said) + "; the new cubes go into main storage"
@@ -1008,18 +1095,18 @@ class BurgerJointState(GameState):
 
     def _next_discard(self) -> str:
         """The active player, then the other, discards down to seven; then the next turn."""
-        limit = self.components.storage_limit
-        if self.held(self.picker) > limit:
+        limit, storage = self.components.storage_limit, self.storage
+        if sum(storage[self.picker].values()) > limit:  # held()
             return ""
-        if self.picker == self.active and self.held(self.other(self.active)) > limit:
-            self.picker = self.other(self.active)
+        if self.picker == self.active and sum(storage[1 - self.active].values()) > limit:
+            self.picker = 1 - self.active
             return ""
         if self.turn >= MAX_TURNS:
             self.phase = "over"
             self.end_reason = REFEREE_TURN_LIMIT
             return f"; {self.end_reason}"
         self.turn += 1
-        self.active = self.other(self.active)
+        self.active = 1 - self.active  # the other player
         self._start_production()
         return f"; {self.names[self.active]}'s turn"
 
