@@ -413,6 +413,7 @@ _serve = functools.lru_cache(maxsize=None)(Serve)
 _spice = functools.lru_cache(maxsize=None)(AddSpice)
 _soup = functools.lru_cache(maxsize=None)(AddSoup)
 _draw = functools.lru_cache(maxsize=None)(Draw)
+_discard = functools.lru_cache(maxsize=None)(Discard)
 _STOP, _LEAVE, _PRESENT = Stop(), Leave(), Present()
 
 
@@ -435,10 +436,24 @@ _WAITS = {
 }
 
 
+def _lowest_of_each(kind: dict[str, str], ids: Any) -> list[str]:
+    """Of ``ids`` (tokens), the lowest id of each kind (``kind``: id -> kind), in id order,
+    which is the order each kind first comes in among the ids sorted (dict, zip and sorted:
+    no Python-level step per token)."""
+    down = sorted(ids, reverse=True)
+    return sorted(dict(zip(map(kind.__getitem__, down), down, strict=True)).values())  # last wins
+
+
 @functools.lru_cache(maxsize=64)
 def _plans(locations: tuple[str, ...], chefs: int) -> tuple[Plan, ...]:
     """Every way to send ``chefs`` chefs to different locations."""
     return tuple(Plan(p) for p in permutations(locations, chefs))
+
+
+@functools.lru_cache(maxsize=64)
+def _plan_set(locations: tuple[str, ...], chefs: int) -> frozenset[tuple[str, ...]]:
+    """The places of every plan of _plans(locations, chefs), to look one up at once."""
+    return frozenset(permutations(locations, chefs))
 
 
 class CritterKitchenState(GameState):
@@ -449,7 +464,8 @@ class CritterKitchenState(GameState):
     codec: ClassVar[ActionCodec] = codec
     TABLE_OPTIONS: ClassVar[dict[str, str]] = {}
     SEAT_COLOURS: ClassVar[tuple[str, ...]] = kitchen().colours
-    _SHARED: ClassVar[frozenset[str]] = frozenset({"components", "tok", "locs"})
+    _SHARED: ClassVar[frozenset[str]] = frozenset({"components", "tok", "locs", "_kind",
+                                                   "_type", "_wild", "_of_class", "_chilled"})
 
     def __init__(self, players: int, seed: int, options: dict[str, Any],
                  components: Kitchen) -> None:
@@ -457,6 +473,14 @@ class CritterKitchenState(GameState):
         self.components = components
         self.token = ComponentIndex("token", "Components", components.tokens)
         self.tok = self.token.by_id  # the same table, for the hot paths
+        # read only, as tok: each token's kind, the wild rumors, the tokens of each class,
+        # and those the refrigeration limit counts (ingredients and spices)
+        self._kind = {t.id: t.kind for t in components.tokens}
+        self._type = {t.id: t.type for t in components.tokens}
+        self._wild = frozenset(t.id for t in components.tokens if t.cls == "rumor" and t.type == 0)
+        self._of_class = {c: frozenset(t.id for t in components.tokens if t.cls == c)
+                          for c in ("ingredient", "spice", "bisque", "rumor")}
+        self._chilled = self._of_class["ingredient"] | self._of_class["spice"]
         self.challenge = ComponentIndex("challenge card", "Components", components.challenges)
         self.condition = ComponentIndex("critic or rumor card", "Components",
                                         components.critics + components.rumors)
@@ -637,18 +661,21 @@ class CritterKitchenState(GameState):
     def legal_actions(self, player: int | None = None) -> list[Action]:
         """The legal actions of the player to act; at planning, of each chooser."""
         actor = self.current_player()
-        if actor == SIMULTANEOUS:
-            if player is None or player not in self.acting_players():
+        if actor == SIMULTANEOUS:  # the players who have not sealed their plan yet
+            if player is None or player not in range(self.players) or player in self.sealed:
                 return []
-            return list(_plans(self.locs, len(self.chefs(player))))
+            return list(_plans(self.locs, self._chef_count(player)))
         if player is not None and player != actor:
             return []
         if self._legal is None:
-            self._legal = self._compute_legal()
+            self._legal = self._legal_of(actor)
         return list(self._legal)
 
     def _compute_legal(self) -> list[Action]:
-        actor = self.current_player()
+        return self._legal_of(self.current_player())
+
+    def _legal_of(self, actor: int) -> list[Action]:
+        """_compute_legal() for ``actor``, the current player."""
         if actor == CHANCE:
             return [a for a, _ in self.chance_outcomes()]
         if actor < 0:
@@ -656,29 +683,24 @@ class CritterKitchenState(GameState):
         if self.phase == "run":
             return self._pick_options(actor)
         if self.phase == "fridge":
-            return [Discard(t) for t in self._firsts(
-                t for t in self.stock[actor] if self.tok[t].cls in ("ingredient", "spice"))]
+            return list(map(_discard, self._firsts(filter(self._chilled.__contains__,
+                                                          self.stock[actor]))))
         if self.phase == "meals":
             return self._meal_options(actor)
         return self._feast_options(actor)
 
     def _firsts(self, ids: Any) -> list[str]:
-        """One token of each kind (alike tokens are the same choice), the lowest id."""
-        tok = self.tok
-        best: dict[str, str] = {}
-        for t in sorted(ids):
-            best.setdefault(tok[t].kind, t)
-        return list(best.values())
+        """One token of each kind (alike tokens are the same choice), the lowest id; in id
+        order (the order each kind first comes in among the ids sorted)."""
+        return _lowest_of_each(self._kind, ids)
 
     def _by_class(self, p: int) -> dict[str, list[str]]:
         """One token of each kind behind the player's shield, by class (ingredient, spice,
         bisque)."""
-        tok = self.tok
-        out: dict[str, dict[str, str]] = {"ingredient": {}, "spice": {}, "bisque": {}}
-        for t in sorted(self.stock[p]):
-            info = tok[t]
-            out[info.cls].setdefault(info.kind, t)
-        return {k: list(v.values()) for k, v in out.items()}
+        firsts = _lowest_of_each(self._kind, self.stock[p])
+        of_class = self._of_class
+        return {k: list(filter(of_class[k].__contains__, firsts))
+                for k in ("ingredient", "spice", "bisque")}
 
     def _available(self, loc: str) -> list[str]:
         """The items a chef may take at a location; the Soup Truck's soup is unlimited."""
@@ -688,41 +710,47 @@ class CritterKitchenState(GameState):
         return [k for k in (1, 2, 3) if k not in self.spaces[p]]
 
     def _pick_options(self, p: int) -> list[Action]:
-        loc = self.run["loc"]
-        out: list[Action] = []
+        run = self.run
+        loc = run["loc"]
         items = self.items[loc]
-        singles = [i for i in items if i not in self.tok]  # zous-chef card
-        for t in self._firsts(i for i in items if i in self.tok) + singles:
-            info = self.tok.get(t)
-            if info is not None and info.cls == "rumor" and info.type == 0:
+        kind = self._kind
+        # one token of each kind, the lowest id (alike tokens are one choice), then any
+        # zous-chef card, in the order they lie
+        tokens = list(filter(kind.__contains__, items))
+        singles = [i for i in items if i not in kind] if len(tokens) < len(items) else []
+        out: list[Action] = []
+        for t in _lowest_of_each(kind, tokens):
+            if t in self._wild:
                 spaces = self._empty_spaces(p)
                 out += [_pick(t, k) for k in spaces] if spaces else [_pick(t)]
             else:
                 out.append(_pick(t))
+        out += [_pick(t) for t in singles]
         if loc == TRUCK:
             out.append(_pick(SOUP))
-        out.append(_STOP if self.run["taken"] else _LEAVE)
+        out.append(_STOP if run["taken"] else _LEAVE)
         return out
 
     def _meal_options(self, p: int) -> list[Action]:
         out: list[Action] = []
-        tok = self.tok
+        type_of, served = self._type, self._of_class["ingredient"]
         held = self._by_class(p)
-        ingredients = [(t, tok[t].type) for t in held["ingredient"]]  # looked up once
-        spices = [(s, tok[s].type) for s in held["spice"]]
+        ingredients = held["ingredient"]
+        spices = [(s, type_of[s]) for s in held["spice"]]  # looked up once
         soups = ([SOUP] if self.soup[p] else []) + held["bisque"]
         for i, plate in enumerate(self.plates[p]):
             slots = plate["slots"]
-            for t, kind in ingredients:
-                if slots.get(kind, "") is None:
-                    out.append(_serve(i, t))
+            empty = [kind for kind, filled in slots.items() if filled is None]
+            if empty:  # an ingredient of a required type still missing
+                out += [_serve(i, t) for t in ingredients if type_of[t] in empty]
             for kind, filled in slots.items():
                 if filled is None:
-                    out += [_soup(i, s, kind) for s in soups]
-                elif filled in tok and tok[filled].cls == "ingredient" and (
-                        kind not in plate["spices"]):
+                    if soups:
+                        out += [_soup(i, s, kind) for s in soups]
+                elif spices and filled in served and kind not in plate["spices"]:
                     out += [_spice(i, s, kind) for s, pairs in spices if pairs in (None, kind)]
-            out += [_soup(i, s) for s in soups]
+            if soups:
+                out += [_soup(i, s) for s in soups]
         out.append(_PRESENT)
         return out
 
@@ -731,11 +759,11 @@ class CritterKitchenState(GameState):
         held = self._by_class(p)
         slots = self.plates[p][0]["slots"]
         spiced = self.plates[p][0]["spices"]
-        tok = self.tok
+        type_of = self._type
         for t in held["ingredient"]:
-            if slots[tok[t].type] is None:
+            if slots[type_of[t]] is None:
                 out.append(_serve(0, t))
-        spices = [(s, tok[s].type) for s in held["spice"]]  # looked up once
+        spices = [(s, type_of[s]) for s in held["spice"]]  # looked up once
         for kind, filled in slots.items():
             if filled is not None and kind not in spiced:
                 out += [_spice(0, s, kind) for s, pairs in spices if pairs in (None, kind)]
@@ -750,7 +778,18 @@ class CritterKitchenState(GameState):
         return IllegalMoveError("Turn Structure", f"the game now waits for {wait}{what}, not a "
                                 f"{action.kind}", move=action)
 
+    def _chef_count(self, p: int) -> int:
+        """len(chefs(p)): the three chefs, and a zous-chef working this round."""
+        return len(self.components.chefs) + (self.zous_now[p] is not None)
+
+    def _plan_ok(self, places: Any, player: int) -> bool:
+        """Quickly: ``places`` is one of the player's plans (as _check_sealed would find)."""
+        return type(places) is tuple and places in _plan_set(self.locs,
+                                                             self._chef_count(player))
+
     def _check_sealed(self, action: Action, player: int) -> None:
+        if type(action) is Plan and self._plan_ok(action.places, player):
+            return
         if not isinstance(action, Plan):
             raise self._wrong_phase(action)
         chefs = self.chefs(player)
@@ -778,14 +817,18 @@ class CritterKitchenState(GameState):
                 raise IllegalMoveError("Planning", "every player reveals their Location Cards",
                                        move=action)
             for p, places in action.plans:
-                self._check_sealed(Plan(places), p)
+                if not self._plan_ok(places, p):
+                    self._check_sealed(Plan(places), p)
             return
         if actor == SIMULTANEOUS or actor == TERMINAL:
             raise self._wrong_phase(action)
         if self._legal is None:
-            self._legal = self._compute_legal()
+            self._legal = self._legal_of(actor)
         legal = self._legal  # only looked in: legal_actions() would copy it
-        if action in legal or self._canonical(action, actor) in legal:
+        # most often the move is one of the listed objects itself: found by identity, without
+        # a dataclass __eq__ for each move listed before it
+        if id(action) in map(id, legal) or action in legal or (
+                self._canonical(action, actor) in legal):
             return
         rule, why = self._explain(action, actor)
         raise IllegalMoveError(rule, why, move=action)
@@ -896,7 +939,7 @@ class CritterKitchenState(GameState):
         elif kind is Present:
             text = self._apply_present()
         elif kind is Discard:
-            p = self.current_player()
+            p = self.order[0]  # current_player(): the chef over the refrigeration limit
             self.stock[p].remove(action.token)
             self.bag.append(action.token)
             self._after_discard()
@@ -1033,8 +1076,12 @@ class CritterKitchenState(GameState):
         run = self.run
         loc = run["loc"]
         if run["waiting"] is None:
-            run["waiting"] = [[p, *self.chefs(p)[i]] for p, places in sorted(self.plans.items())
-                              for i, place in enumerate(places) if place == loc]
+            waiting = []
+            for p, places in sorted(self.plans.items()):
+                if loc in places:
+                    chefs = self.chefs(p)
+                    waiting += [[p, *chefs[i]] for i, place in enumerate(places) if place == loc]
+            run["waiting"] = waiting
             run["ties"] = []
             if loc == MERCHANT and run["waiting"]:
                 # "Items drawn from the bag when resolved"
@@ -1172,7 +1219,7 @@ class CritterKitchenState(GameState):
 
     # --- meals ----------------------------------------------------------------------------
     def _apply_plate(self, action: Serve | AddSpice | AddSoup) -> str:
-        p = self.current_player()
+        p = self.order[0]  # current_player(): the chef preparing meals
         plate = self.plates[p][action.plate]
         if action.token == SOUP:
             self.soup[p] -= 1
@@ -1247,7 +1294,7 @@ class CritterKitchenState(GameState):
 
     def _excess(self, p: int) -> int:
         limit = self.components.refrigeration[self.round]
-        return sum(self.tok[t].cls in ("ingredient", "spice") for t in self.stock[p]) - limit
+        return sum(map(self._chilled.__contains__, self.stock[p])) - limit
 
     def _after_discard(self) -> None:
         if self._excess(self.order[0]) <= 0:
