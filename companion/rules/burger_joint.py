@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, combinations_with_replacement, compress
+from itertools import chain, combinations_with_replacement, compress, filterfalse
 from math import comb, prod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -400,15 +400,21 @@ def _areas_by_colour(colours: tuple[str, ...], first: str, first_diners: tuple[s
 
 @lru_cache(maxsize=4096)
 def _placing(colours: tuple[str, ...], area_key: tuple[Any, ...]
-             ) -> tuple[str, tuple[tuple[str, str], ...]]:
+             ) -> tuple[str, tuple[tuple[str, str, int], ...]]:
     """Where a production's drawn cubes go (``area_key``: _areas_by_colour's arguments): the
-    log's words, and (area, colour) for each cube."""
+    log's words, and (area, colour, cubes) for each colour drawn."""
     area_of = _areas_by_colour(*area_key)
     placed: dict[str, list[str]] = {}
     for c in colours:
         placed.setdefault(area_of[c], []).append(c)
     text = "drawn: " + "; ".join(f"{', '.join(cs)} to the {a} area" for a, cs in placed.items())
-    return text, tuple((area_of[c], c) for c in colours)
+    return text, tuple((area_of[c], c, n) for c, n in _counts(colours))
+
+
+@lru_cache(maxsize=4096)
+def _counts(colours: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """(colour, cubes) for each colour of a draw, in the order first drawn."""
+    return tuple((c, colours.count(c)) for c in dict.fromkeys(colours))
 
 
 @lru_cache(maxsize=1 << 14)
@@ -450,11 +456,9 @@ def _bounded_picks(held: tuple[tuple[str, int], ...], size: int) -> tuple[tuple[
 
 
 def _affords(store: dict[str, int], cost: dict[str, int]) -> bool:
-    """Whether the cubes in ``store`` pay ``cost`` (colour -> cubes)."""
-    for c, n in cost.items():
-        if store[c] < n:
-            return False
-    return True
+    """Whether the cubes in ``store`` pay ``cost`` (colour -> cubes): each colour's cost at most
+    what is stored (all and map: no Python-level step per colour)."""
+    return all(map(int.__le__, cost.values(), map(store.__getitem__, cost)))
 
 
 @dataclass(frozen=True)
@@ -466,6 +470,9 @@ class _MoveTables:
     trade: dict[str, dict[str, Trade]]  # colour given -> colour taken
     steal: dict[bool, dict[str, BuyPublicity]]  # first publicity this turn -> stolen colour
     diner: dict[str, BuildDiner]
+    two_for_one: dict[tuple[str, str], dict[str, TwoForOne]]  # the two given -> colour taken
+    one_for_one: dict[str, dict[str, OneForOne]]  # colour given -> colour taken
+    extra_chosen: dict[str, ExtraChosen]
 
 
 @lru_cache(maxsize=8)
@@ -474,7 +481,11 @@ def _move_tables(colours: tuple[str, ...], areas: tuple[str, ...]) -> _MoveTable
         take={a: {c: _take_cube(c, a) for c in colours} for a in areas},
         trade={g: {t: _trade(g, t) for t in colours} for g in colours},
         steal={first: {c: _buy_publicity(c, first) for c in colours} for first in (True, False)},
-        diner={c: _build_diner(c) for c in colours})
+        diner={c: _build_diner(c) for c in colours},
+        two_for_one={pair: {t: _two_for_one(pair, t) for t in colours}
+                     for pair in combinations_with_replacement(colours, 2)},
+        one_for_one={g: {t: _one_for_one(g, t) for t in colours} for g in colours},
+        extra_chosen={t: _extra_chosen(t) for t in colours})
 
 
 _CHANCE_PHASES = frozenset({"production", "redraw", "extra"})
@@ -686,9 +697,6 @@ class BurgerJointState(GameState):
             return own
         return [GENERAL, self.sides[self.other(player)].id]
 
-    def _in_bag_after(self, give: dict[str, int]) -> list[str]:
-        return [c for c in self.colours if self.bag[c] + give.get(c, 0) > 0]
-
     def _trades(self, p: int) -> list[Action]:
         store = self.storage[p]
         gives = list(compress(store, map((self.components.trade_rate - 1).__lt__,
@@ -699,7 +707,7 @@ class BurgerJointState(GameState):
         trade = self._moves.trade
         out: list[Action] = []
         for g in gives:  # the colour given is not taken back
-            out += map(trade[g].__getitem__, [t for t in in_bag if t != g])
+            out += map(trade[g].__getitem__, filter(g.__ne__, in_bag))
         return out
 
     def _in_bag(self) -> list[str]:
@@ -713,28 +721,38 @@ class BurgerJointState(GameState):
         return [a for a in owned if a != "none" and a not in self.used]
 
     def _abilities(self, p: int) -> list[Action]:
-        store = self.storage[p]
-        held = [c for c in self.colours if store[c]]
+        owned = self._owned_abilities(p)
+        if not owned:
+            return []
+        store, colours, moves = self.storage[p], self.colours, self._moves
+        held = list(compress(colours, map(store.__getitem__, colours)))
+        in_bag = self._in_bag()
         out: list[Action] = []
-        for ability in self._owned_abilities(p):
+        for ability in owned:
             if ability == "redraw":
-                out += _redraw_choices(tuple((c, store[c]) for c in held))
+                out += _redraw_choices(tuple([(c, store[c]) for c in held]))
             elif ability == "two-for-one":
                 for pair in combinations_with_replacement(held, 2):
                     if pair[0] == pair[1] and store[pair[0]] < 2:
                         continue
-                    back = {pair[0]: 1} if pair[0] != pair[1] else {pair[0]: 2}
-                    if pair[0] != pair[1]:
-                        back[pair[1]] = 1
-                    out += [_two_for_one(pair, t) for t in self._in_bag_after(back)]
+                    out += map(moves.two_for_one[pair].__getitem__,
+                               self._in_bag_with(in_bag, pair))
             elif ability == "one-for-one":
-                out += [_one_for_one(g, t) for g in held for t in self._in_bag_after({g: 1})]
+                for g in held:
+                    out += map(moves.one_for_one[g].__getitem__, self._in_bag_with(in_bag, (g,)))
             elif ability == "extra-random":
                 if self.bag_size():
                     out.append(_EXTRA_RANDOM)
             elif ability == "extra-chosen":
-                out += [_extra_chosen(t) for t in self._in_bag_after({})]
+                out += map(moves.extra_chosen.__getitem__, in_bag)
         return out
+
+    def _in_bag_with(self, in_bag: list[str], given: tuple[str, ...]) -> list[str]:
+        """The colours the bag holds a cube of once ``given`` is put in (``in_bag``: those it
+        holds now, _in_bag()), in colour order (counts are never negative)."""
+        if given[0] in in_bag and given[-1] in in_bag:
+            return in_bag
+        return [c for c in self.colours if c in in_bag or c in given]
 
     def _builds(self, p: int) -> list[Action]:
         out: list[Action] = []
@@ -747,12 +765,12 @@ class BurgerJointState(GameState):
             out += map(self._moves.steal[self.publicity_bought == 0].__getitem__,
                        compress(victim, victim.values()))
         basics, diners = self.basics[p], self.diners[p]
-        if (self.tokens_left(p) and basics < len(comps.basic_vp)
-                and _affords(store, costs["basic_restaurant"])):
+        tokens = comps.tokens_per_player - basics - len(diners) - len(self.bistros[p])
+        if tokens and basics < len(comps.basic_vp) and _affords(store, costs["basic_restaurant"]):
             out.append(_BUILD_RESTAURANT)
-        if basics and _affords(store, costs["specialty_diner"]):
-            diner = self._moves.diner
-            out += [diner[c] for c in self.colours if c not in diners]
+        if basics and _affords(store, costs["specialty_diner"]):  # a colour he has no diner of
+            out += map(self._moves.diner.__getitem__, filterfalse(diners.__contains__,
+                                                                  self.colours))
         if diners and _affords(store, costs["upscale_bistro"]):
             out += [_build_bistro(b.id, d) for b in comps.bistros
                     if b.id not in self.bistros[p] for d in diners]
@@ -783,9 +801,8 @@ class BurgerJointState(GameState):
         if len(action.colours) != self.to_draw:
             raise ChanceOutcomeError("chance", f"{self.to_draw} cubes are drawn now, not "
                                      f"{len(action.colours)}; check the reading", move=action)
-        colours, bag = action.colours, self.bag
-        for c in dict.fromkeys(colours):  # each colour once, in the order drawn
-            n = colours.count(c)
+        bag = self.bag
+        for c, n in _counts(action.colours):  # each colour once, in the order drawn
             if bag.get(c, 0) < n:
                 left = {c: n for c, n in self.bag.items() if n}
                 raise ChanceOutcomeError("chance", f"{n} {c} cubes cannot come out of the bag "
@@ -895,13 +912,15 @@ class BurgerJointState(GameState):
             text = f"{self.names[p]} takes a {colour} cube from the {area} area"
             self._advance_picker()  # _next_pick(), without a call more at every take
             return text + self._settle_pick()
-        p = self.current_player()
+        # current_player(): the picker discards; the active player trades and builds
+        p = self.picker if self.phase == "discard" else self.active
         name = self.names[p]
         store = self.storage[p]
         if kind is Discard:
+            bag = self.bag
             for c in action.colours:
                 store[c] -= 1
-                self.bag[c] += 1
+                bag[c] += 1
             return f"{name} discards {', '.join(action.colours)}" + self._next_discard()
         if kind is EndBuilding:
             return self._end_building(p)
@@ -978,18 +997,18 @@ class BurgerJointState(GameState):
 
     def _apply_draw(self, colours: tuple[str, ...]) -> str:
         bag = self.bag
-        for c in colours:
-            bag[c] -= 1
         self.to_draw = 0
         if self.phase == "production":
             text, placed = _placing(colours, self._area_key())
             areas = self.areas
-            for a, c in placed:
-                areas[a][c] += 1
+            for a, c, n in placed:
+                bag[c] -= n
+                areas[a][c] += n
             self.phase, self.picker = "first-pick", self.active
             return text + self._settle_pick()
         store = self.storage[self.active]
         for c in colours:
+            bag[c] -= 1
             store[c] += 1
         self.phase = "trade"
         return f"{self.names[self.active]} draws {', '.join(colours)}"
@@ -998,7 +1017,10 @@ class BurgerJointState(GameState):
         """Production: one cube per diner and bistro of each player, at most four each."""
         self.phase = "production"
         self.taken = [0, 0]
-        self.to_draw = min(sum(self.bag.values()), self.capacity(0) + self.capacity(1))
+        limit, diners, bistros = self.components.production_limit, self.diners, self.bistros
+        self.to_draw = min(sum(self.bag.values()),  # capacity(0) + capacity(1)
+                           min(limit, len(diners[0]) + len(bistros[0]))
+                           + min(limit, len(diners[1]) + len(bistros[1])))
         if not self.to_draw:
             self.phase, self.picker = "first-pick", self.active
             self._settle_pick()
