@@ -22,7 +22,10 @@ def check_random_game(cls: type[GameState], players: int, seed: int, *, max_step
     game's ``invariants``, every ``leak_every`` steps (and between sealed choices) that no
     view shows a secret (``no_leak``) and no player reads another's private log entry, and
     every ``undo_every`` steps that a move taken back (through the state's JSON) gives the
-    position before it, or is refused after a reveal. At the end: scores equal their
+    position before it, or is refused after a reveal, and that the state read back from its
+    JSON and a clone list the same legal actions as the state (what a game works out once
+    and keeps, or looks up by content, stays true to the position). At the end: scores equal
+    their
     breakdown, the ranking holds every player once, and the JSON round trip and the replay
     of the log give the same state. Returns the finished state."""
     state = cls.new(players, seed)
@@ -55,6 +58,9 @@ def check_random_game(cls: type[GameState], players: int, seed: int, *, max_step
                 taken_back.undo()
                 assert taken_back.to_json() == before_json
             before_json = None
+        if count % undo_every == 0 and not state.is_terminal():
+            _same_legal_actions(state, cls.from_json(state.to_json()))
+            _same_legal_actions(state, state.clone())
         invariants(state)
         if count % leak_every == 0:
             no_leak(state)
@@ -73,6 +79,13 @@ def tokens_conserved(state: GameState) -> None:
     state.check_conservation()  # type: ignore[attr-defined]
     assert set(state.token_places()) == {  # type: ignore[attr-defined]
         t.id for t in state.components.tokens}  # type: ignore[attr-defined]
+
+
+def _same_legal_actions(state: GameState, other: GameState) -> None:
+    """``other`` (the state read back, or a clone) offers every acting player the same moves."""
+    assert other.acting_players() == state.acting_players()
+    for player in state.acting_players() or [None]:
+        assert other.legal_actions(player) == state.legal_actions(player)
 
 
 def _no_private_entry_leaks(state: GameState) -> None:
