@@ -385,7 +385,7 @@ _BUILD_RESTAURANT = BuildRestaurant()
 _END_BUILDING = EndBuilding()
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=1024)
 def _areas_by_colour(colours: tuple[str, ...], first: str, first_diners: tuple[str, ...],
                      second: str, second_diners: tuple[str, ...]) -> dict[str, str]:
     """The area each colour's drawn cubes go to: a diner colour held by one player but not
@@ -396,19 +396,6 @@ def _areas_by_colour(colours: tuple[str, ...], first: str, first_diners: tuple[s
         mine, theirs = c in first_diners, c in second_diners
         out[c] = first if mine and not theirs else second if theirs and not mine else GENERAL
     return out
-
-
-@lru_cache(maxsize=4096)
-def _placing(colours: tuple[str, ...], area_key: tuple[Any, ...]
-             ) -> tuple[str, tuple[tuple[str, str, int], ...]]:
-    """Where a production's drawn cubes go (``area_key``: _areas_by_colour's arguments): the
-    log's words, and (area, colour, cubes) for each colour drawn."""
-    area_of = _areas_by_colour(*area_key)
-    placed: dict[str, list[str]] = {}
-    for c in colours:
-        placed.setdefault(area_of[c], []).append(c)
-    text = "drawn: " + "; ".join(f"{', '.join(cs)} to the {a} area" for a, cs in placed.items())
-    return text, tuple((area_of[c], c, n) for c, n in _counts(colours))
 
 
 @lru_cache(maxsize=4096)
@@ -603,11 +590,12 @@ class BurgerJointState(GameState):
     def bag_size(self) -> int:
         return sum(self.bag.values())
 
-    def _area_key(self) -> tuple[Any, ...]:
-        """What decides the area each colour's drawn cubes go to (_areas_by_colour's
-        arguments): the colours, and each side with its diners."""
-        return (self.colours, self.sides[0].id, tuple(self.diners[0]), self.sides[1].id,
-                tuple(self.diners[1]))
+    def _areas(self) -> dict[str, str]:
+        """The area each colour's drawn cubes go to (read only): cubes of a diner colour held
+        by one player but not the other go to that player's area; the rest to the general
+        area."""
+        return _areas_by_colour(self.colours, self.sides[0].id, tuple(self.diners[0]),
+                                self.sides[1].id, tuple(self.diners[1]))
 
     # --- who acts -----------------------------------------------------------------------
     def current_player(self) -> int:
@@ -785,8 +773,9 @@ class BurgerJointState(GameState):
         if legal is None:
             legal = self._legal = self._compute_legal()
         # the move is most often one of the listed objects themselves: found by identity
-        # without calling a dataclass __eq__ per move listed before it
-        if id(action) in map(id, legal) or action in legal:
+        # without calling a dataclass __eq__ per move listed before it (the end of building,
+        # listed last after every redraw there may be, first)
+        if legal and legal[-1] is action or id(action) in map(id, legal) or action in legal:
             return
         p = self.current_player()
         self._explain(p, action)
@@ -999,11 +988,15 @@ class BurgerJointState(GameState):
         bag = self.bag
         self.to_draw = 0
         if self.phase == "production":
-            text, placed = _placing(colours, self._area_key())
-            areas = self.areas
-            for a, c, n in placed:
+            area_of, areas = self._areas(), self.areas
+            placed: dict[str, list[str]] = {}
+            for c in colours:
+                placed.setdefault(area_of[c], []).append(c)
+            for c, n in _counts(colours):
                 bag[c] -= n
-                areas[a][c] += n
+                areas[area_of[c]][c] += n
+            text = "drawn: " + "; ".join([f"{', '.join(cs)} to the {a} area"
+                                          for a, cs in placed.items()])
             self.phase, self.picker = "first-pick", self.active
             return text + self._settle_pick()
         store = self.storage[self.active]
