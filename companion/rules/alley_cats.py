@@ -758,7 +758,10 @@ class AlleyCatsState(GameState):
         legal = self._legal if self._legal is not None else self.legal_actions()
         # most often the move is one of the listed objects itself: found by identity, without
         # a dataclass __eq__ for each move listed before it
-        if id(action) in map(id, legal) or action in legal:
+        for listed in legal:
+            if listed is action:
+                return
+        if action in legal:
             return
         raise self._why_illegal(action)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, combinations_with_replacement, compress, filterfalse
+from itertools import chain, combinations_with_replacement
 from math import comb, prod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -443,9 +443,11 @@ def _bounded_picks(held: tuple[tuple[str, int], ...], size: int) -> tuple[tuple[
 
 
 def _affords(store: dict[str, int], cost: dict[str, int]) -> bool:
-    """Whether the cubes in ``store`` pay ``cost`` (colour -> cubes): each colour's cost at most
-    what is stored (all and map: no Python-level step per colour)."""
-    return all(map(int.__le__, cost.values(), map(store.__getitem__, cost)))
+    """Whether the cubes in ``store`` pay ``cost`` (colour -> cubes)."""
+    for c, n in cost.items():
+        if store[c] < n:
+            return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -656,16 +658,14 @@ class BurgerJointState(GameState):
 
     def _takes(self, p: int) -> list[Action]:
         """The cubes the picker may take now (TakeCube)."""
-        # each colour an area holds, in the area's order (compress and map: no Python-level
-        # step per colour, at every take)
         areas, table = self.areas, self._moves.take
         if self.phase == "pick":
-            general = areas[GENERAL]
-            return list(map(table[GENERAL].__getitem__, compress(general, general.values())))
+            take = table[GENERAL]
+            return [take[c] for c, n in areas[GENERAL].items() if n]
         out: list[Action] = []
         for a in self._pickable_areas(p):
-            cubes = areas[a]
-            out += map(table[a].__getitem__, compress(cubes, cubes.values()))
+            take = table[a]
+            out += [take[c] for c, n in areas[a].items() if n]
         return out
 
     def _discards(self, p: int) -> list[Action]:
@@ -686,22 +686,21 @@ class BurgerJointState(GameState):
         return [GENERAL, self.sides[self.other(player)].id]
 
     def _trades(self, p: int) -> list[Action]:
-        store = self.storage[p]
-        gives = list(compress(store, map((self.components.trade_rate - 1).__lt__,
-                                         store.values())))  # three cubes of it or more
+        rate = self.components.trade_rate
+        gives = [g for g, n in self.storage[p].items() if n >= rate]
         if not gives:
             return []
         in_bag = self._in_bag()
-        trade = self._moves.trade
         out: list[Action] = []
         for g in gives:  # the colour given is not taken back
-            out += map(trade[g].__getitem__, filter(g.__ne__, in_bag))
+            trade = self._moves.trade[g]
+            out += [trade[t] for t in in_bag if t != g]
         return out
 
     def _in_bag(self) -> list[str]:
         """The colours the bag holds a cube of, in colour order."""
         bag = self.bag
-        return list(compress(self.colours, map((0).__lt__, map(bag.__getitem__, self.colours))))
+        return [c for c in self.colours if bag[c] > 0]
 
     def _owned_abilities(self, p: int) -> list[str]:
         bistro = self.bistro.by_id
@@ -713,7 +712,7 @@ class BurgerJointState(GameState):
         if not owned:
             return []
         store, colours, moves = self.storage[p], self.colours, self._moves
-        held = list(compress(colours, map(store.__getitem__, colours)))
+        held = [c for c in colours if store[c]]
         in_bag = self._in_bag()
         out: list[Action] = []
         for ability in owned:
@@ -723,16 +722,17 @@ class BurgerJointState(GameState):
                 for pair in combinations_with_replacement(held, 2):
                     if pair[0] == pair[1] and store[pair[0]] < 2:
                         continue
-                    out += map(moves.two_for_one[pair].__getitem__,
-                               self._in_bag_with(in_bag, pair))
+                    take = moves.two_for_one[pair]
+                    out += [take[t] for t in self._in_bag_with(in_bag, pair)]
             elif ability == "one-for-one":
                 for g in held:
-                    out += map(moves.one_for_one[g].__getitem__, self._in_bag_with(in_bag, (g,)))
+                    take = moves.one_for_one[g]
+                    out += [take[t] for t in self._in_bag_with(in_bag, (g,))]
             elif ability == "extra-random":
                 if self.bag_size():
                     out.append(_EXTRA_RANDOM)
             elif ability == "extra-chosen":
-                out += map(moves.extra_chosen.__getitem__, in_bag)
+                out += [moves.extra_chosen[t] for t in in_bag]
         return out
 
     def _in_bag_with(self, in_bag: list[str], given: tuple[str, ...]) -> list[str]:
@@ -750,15 +750,15 @@ class BurgerJointState(GameState):
             # one does either (the marker alone, or a steal alone)
             victim = self.storage[1 - p]
             out.append(_PUBLICITY)
-            out += map(self._moves.steal[self.publicity_bought == 0].__getitem__,
-                       compress(victim, victim.values()))
+            steal = self._moves.steal[self.publicity_bought == 0]
+            out += [steal[c] for c, n in victim.items() if n]
         basics, diners = self.basics[p], self.diners[p]
         tokens = comps.tokens_per_player - basics - len(diners) - len(self.bistros[p])
         if tokens and basics < len(comps.basic_vp) and _affords(store, costs["basic_restaurant"]):
             out.append(_BUILD_RESTAURANT)
         if basics and _affords(store, costs["specialty_diner"]):  # a colour he has no diner of
-            out += map(self._moves.diner.__getitem__, filterfalse(diners.__contains__,
-                                                                  self.colours))
+            diner = self._moves.diner
+            out += [diner[c] for c in self.colours if c not in diners]
         if diners and _affords(store, costs["upscale_bistro"]):
             out += [_build_bistro(b.id, d) for b in comps.bistros
                     if b.id not in self.bistros[p] for d in diners]
@@ -775,7 +775,12 @@ class BurgerJointState(GameState):
         # the move is most often one of the listed objects themselves: found by identity
         # without calling a dataclass __eq__ per move listed before it (the end of building,
         # listed last after every redraw there may be, first)
-        if legal and legal[-1] is action or id(action) in map(id, legal) or action in legal:
+        if legal and legal[-1] is action:
+            return
+        for listed in legal:
+            if listed is action:
+                return
+        if action in legal:
             return
         p = self.current_player()
         self._explain(p, action)
@@ -1038,16 +1043,17 @@ class BurgerJointState(GameState):
         general = self.areas[GENERAL]
         for side in self.sides:
             area = self.areas[side.id]
-            for c in list(compress(area, area.values())):
-                general[c] += area[c]
-                area[c] = 0
+            for c, n in area.items():
+                if n:
+                    general[c] += n
+                    area[c] = 0
 
     def _settle_pick(self) -> str:
         """Skip a player who has taken all his cubes; take a cube for a player who has no choice
         (docs: forced takes); when both have all (or none is left), the new cubes go into main
         storage and trading begins."""
         said: list[str] = []
-        out = sum(map(sum, map(dict.values, self.areas.values())))  # only a take lessens it
+        out = sum([sum(cubes.values()) for cubes in self.areas.values()])  # a take lessens it
         taken, limit = self.taken, self.components.production_limit
         diners, bistros = self.diners, self.bistros  # no building while cubes are picked:
         capacity = [min(limit, len(diners[0]) + len(bistros[0])),  # capacity(0) and (1)
@@ -1084,14 +1090,16 @@ class BurgerJointState(GameState):
         if out:  # both took their cubes: what is left goes back into the bag
             bag = self.bag
             for area_cubes in self.areas.values():
-                for c in list(compress(area_cubes, area_cubes.values())):
-                    bag[c] += area_cubes[c]
-                    area_cubes[c] = 0
+                for c, n in area_cubes.items():
+                    if n:
+                        bag[c] += n
+                        area_cubes[c] = 0
         for p in range(PLAYERS):
             fresh, store = self.fresh[p], self.storage[p]
-            for c in list(compress(fresh, fresh.values())):
-                store[c] += fresh[c]
-                fresh[c] = 0
+            for c, n in fresh.items():
+                if n:
+                    store[c] += n
+                    fresh[c] = 0
         self.phase = "trade"
         self.used, self.publicity_bought = [], 0
         return "".join(said) + "; the new cubes go into main storage"

@@ -437,11 +437,13 @@ _WAITS = {
 
 
 def _lowest_of_each(kind: dict[str, str], ids: Any) -> list[str]:
-    """Of ``ids`` (tokens), the lowest id of each kind (``kind``: id -> kind), in id order,
-    which is the order each kind first comes in among the ids sorted (dict, zip and sorted:
-    no Python-level step per token)."""
-    down = sorted(ids, reverse=True)
-    return sorted(dict(zip(map(kind.__getitem__, down), down, strict=True)).values())  # last wins
+    """Of ``ids`` (tokens), the lowest id of each kind (``kind``: id -> kind), in id order."""
+    best: dict[str, str] = {}
+    for t in sorted(ids):
+        k = kind[t]
+        if k not in best:
+            best[k] = t
+    return list(best.values())
 
 
 @functools.lru_cache(maxsize=64)
@@ -683,24 +685,28 @@ class CritterKitchenState(GameState):
         if self.phase == "run":
             return self._pick_options(actor)
         if self.phase == "fridge":
-            return list(map(_discard, self._firsts(filter(self._chilled.__contains__,
-                                                          self.stock[actor]))))
+            chilled = self._chilled  # ingredients and spices
+            return [_discard(t) for t in self._firsts([t for t in self.stock[actor]
+                                                       if t in chilled])]
         if self.phase == "meals":
             return self._meal_options(actor)
         return self._feast_options(actor)
 
     def _firsts(self, ids: Any) -> list[str]:
-        """One token of each kind (alike tokens are the same choice), the lowest id; in id
-        order (the order each kind first comes in among the ids sorted)."""
+        """One token of each kind (alike tokens are the same choice), the lowest id."""
         return _lowest_of_each(self._kind, ids)
 
     def _by_class(self, p: int) -> dict[str, list[str]]:
         """One token of each kind behind the player's shield, by class (ingredient, spice,
         bisque)."""
-        firsts = _lowest_of_each(self._kind, self.stock[p])
-        of_class = self._of_class
-        return {k: list(filter(of_class[k].__contains__, firsts))
-                for k in ("ingredient", "spice", "bisque")}
+        tok = self.tok
+        out: dict[str, dict[str, str]] = {"ingredient": {}, "spice": {}, "bisque": {}}
+        for t in sorted(self.stock[p]):
+            info = tok[t]
+            firsts = out[info.cls]
+            if info.kind not in firsts:
+                firsts[info.kind] = t
+        return {k: list(v.values()) for k, v in out.items()}
 
     def _available(self, loc: str) -> list[str]:
         """The items a chef may take at a location; the Soup Truck's soup is unlimited."""
@@ -716,7 +722,7 @@ class CritterKitchenState(GameState):
         kind = self._kind
         # one token of each kind, the lowest id (alike tokens are one choice), then any
         # zous-chef card, in the order they lie
-        tokens = list(filter(kind.__contains__, items))
+        tokens = [i for i in items if i in kind]
         singles = [i for i in items if i not in kind] if len(tokens) < len(items) else []
         out: list[Action] = []
         for t in _lowest_of_each(kind, tokens):
@@ -827,8 +833,10 @@ class CritterKitchenState(GameState):
         legal = self._legal  # only looked in: legal_actions() would copy it
         # most often the move is one of the listed objects itself: found by identity, without
         # a dataclass __eq__ for each move listed before it
-        if id(action) in map(id, legal) or action in legal or (
-                self._canonical(action, actor) in legal):
+        for listed in legal:
+            if listed is action:
+                return
+        if action in legal or self._canonical(action, actor) in legal:
             return
         rule, why = self._explain(action, actor)
         raise IllegalMoveError(rule, why, move=action)
