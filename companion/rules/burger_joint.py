@@ -658,22 +658,26 @@ class BurgerJointState(GameState):
 
     def _takes(self, p: int) -> list[Action]:
         """The cubes the picker may take now (TakeCube)."""
+        # loops rather than comprehensions on these hot paths: on Python 3.11 a comprehension
+        # is a function call of its own
         areas, table = self.areas, self._moves.take
-        if self.phase == "pick":
-            take = table[GENERAL]
-            return [take[c] for c, n in areas[GENERAL].items() if n]
         out: list[Action] = []
-        for a in self._pickable_areas(p):
+        for a in (GENERAL,) if self.phase == "pick" else self._pickable_areas(p):
             take = table[a]
-            out += [take[c] for c, n in areas[a].items() if n]
+            for c, n in areas[a].items():
+                if n:
+                    out.append(take[c])
         return out
 
     def _discards(self, p: int) -> list[Action]:
         """Every choice of exactly the cubes over seven."""
         store = self.storage[p]
         excess = sum(store.values()) - self.components.storage_limit
-        held = tuple([(c, store[c]) for c in self.colours if store[c]])
-        return list(_discard_choices(held, excess))
+        held = []
+        for c in self.colours:
+            if store[c]:
+                held.append((c, store[c]))
+        return list(_discard_choices(tuple(held), excess))
 
     def _pickable_areas(self, player: int) -> list[str]:
         """First choice: the general area or the player's own; if neither has a cube, any."""
@@ -687,20 +691,25 @@ class BurgerJointState(GameState):
 
     def _trades(self, p: int) -> list[Action]:
         rate = self.components.trade_rate
-        gives = [g for g, n in self.storage[p].items() if n >= rate]
-        if not gives:
-            return []
-        in_bag = self._in_bag()
         out: list[Action] = []
-        for g in gives:  # the colour given is not taken back
-            trade = self._moves.trade[g]
-            out += [trade[t] for t in in_bag if t != g]
+        in_bag = None
+        for g, n in self.storage[p].items():
+            if n >= rate:
+                if in_bag is None:
+                    in_bag = self._in_bag()
+                trade = self._moves.trade[g]
+                for t in in_bag:
+                    if t != g:  # the colour given is not taken back
+                        out.append(trade[t])
         return out
 
     def _in_bag(self) -> list[str]:
         """The colours the bag holds a cube of, in colour order."""
-        bag = self.bag
-        return [c for c in self.colours if bag[c] > 0]
+        bag, out = self.bag, []
+        for c in self.colours:
+            if bag[c] > 0:
+                out.append(c)
+        return out
 
     def _owned_abilities(self, p: int) -> list[str]:
         bistro = self.bistro.by_id
@@ -712,7 +721,10 @@ class BurgerJointState(GameState):
         if not owned:
             return []
         store, colours, moves = self.storage[p], self.colours, self._moves
-        held = [c for c in colours if store[c]]
+        held = []
+        for c in colours:
+            if store[c]:
+                held.append(c)
         in_bag = self._in_bag()
         out: list[Action] = []
         for ability in owned:
@@ -723,11 +735,13 @@ class BurgerJointState(GameState):
                     if pair[0] == pair[1] and store[pair[0]] < 2:
                         continue
                     take = moves.two_for_one[pair]
-                    out += [take[t] for t in self._in_bag_with(in_bag, pair)]
+                    for t in self._in_bag_with(in_bag, pair):
+                        out.append(take[t])
             elif ability == "one-for-one":
                 for g in held:
                     take = moves.one_for_one[g]
-                    out += [take[t] for t in self._in_bag_with(in_bag, (g,))]
+                    for t in self._in_bag_with(in_bag, (g,)):
+                        out.append(take[t])
             elif ability == "extra-random":
                 if self.bag_size():
                     out.append(_EXTRA_RANDOM)
@@ -751,14 +765,18 @@ class BurgerJointState(GameState):
             victim = self.storage[1 - p]
             out.append(_PUBLICITY)
             steal = self._moves.steal[self.publicity_bought == 0]
-            out += [steal[c] for c, n in victim.items() if n]
+            for c, n in victim.items():
+                if n:
+                    out.append(steal[c])
         basics, diners = self.basics[p], self.diners[p]
         tokens = comps.tokens_per_player - basics - len(diners) - len(self.bistros[p])
         if tokens and basics < len(comps.basic_vp) and _affords(store, costs["basic_restaurant"]):
             out.append(_BUILD_RESTAURANT)
         if basics and _affords(store, costs["specialty_diner"]):  # a colour he has no diner of
             diner = self._moves.diner
-            out += [diner[c] for c in self.colours if c not in diners]
+            for c in self.colours:
+                if c not in diners:
+                    out.append(diner[c])
         if diners and _affords(store, costs["upscale_bistro"]):
             out += [_build_bistro(b.id, d) for b in comps.bistros
                     if b.id not in self.bistros[p] for d in diners]
@@ -1053,7 +1071,9 @@ class BurgerJointState(GameState):
         (docs: forced takes); when both have all (or none is left), the new cubes go into main
         storage and trading begins."""
         said: list[str] = []
-        out = sum([sum(cubes.values()) for cubes in self.areas.values()])  # a take lessens it
+        out = 0  # cubes left to take; only a take lessens it
+        for cubes in self.areas.values():
+            out += sum(cubes.values())
         taken, limit = self.taken, self.components.production_limit
         diners, bistros = self.diners, self.bistros  # no building while cubes are picked:
         capacity = [min(limit, len(diners[0]) + len(bistros[0])),  # capacity(0) and (1)

@@ -722,22 +722,34 @@ class CritterKitchenState(GameState):
         kind = self._kind
         # one token of each kind, the lowest id (alike tokens are one choice), then any
         # zous-chef card, in the order they lie
-        tokens = [i for i in items if i in kind]
-        singles = [i for i in items if i not in kind] if len(tokens) < len(items) else []
+        best: dict[str, str] = {}  # kind -> its lowest id
+        singles: list[str] = []
+        for t in sorted(items):
+            k = kind.get(t)
+            if k is None:
+                singles.append(t)
+            elif k not in best:
+                best[k] = t
         out: list[Action] = []
-        for t in _lowest_of_each(kind, tokens):
-            if t in self._wild:
+        wild = self._wild
+        for t in best.values():
+            if t in wild:
                 spaces = self._empty_spaces(p)
                 out += [_pick(t, k) for k in spaces] if spaces else [_pick(t)]
             else:
                 out.append(_pick(t))
-        out += [_pick(t) for t in singles]
+        if singles:
+            for t in items:  # in the order they lie
+                if t not in kind:
+                    out.append(_pick(t))
         if loc == TRUCK:
             out.append(_pick(SOUP))
         out.append(_STOP if run["taken"] else _LEAVE)
         return out
 
     def _meal_options(self, p: int) -> list[Action]:
+        # loops rather than comprehensions: on Python 3.11 a comprehension is a function call
+        # of its own, and most of these run over one or two items
         out: list[Action] = []
         type_of, served = self._type, self._of_class["ingredient"]
         held = self._by_class(p)
@@ -746,17 +758,20 @@ class CritterKitchenState(GameState):
         soups = ([SOUP] if self.soup[p] else []) + held["bisque"]
         for i, plate in enumerate(self.plates[p]):
             slots = plate["slots"]
-            empty = [kind for kind, filled in slots.items() if filled is None]
-            if empty:  # an ingredient of a required type still missing
-                out += [_serve(i, t) for t in ingredients if type_of[t] in empty]
+            if None in slots.values():  # an ingredient of a required type still missing
+                for t in ingredients:
+                    if slots.get(type_of[t], "") is None:
+                        out.append(_serve(i, t))
             for kind, filled in slots.items():
                 if filled is None:
-                    if soups:
-                        out += [_soup(i, s, kind) for s in soups]
+                    for s in soups:
+                        out.append(_soup(i, s, kind))
                 elif spices and filled in served and kind not in plate["spices"]:
-                    out += [_spice(i, s, kind) for s, pairs in spices if pairs in (None, kind)]
-            if soups:
-                out += [_soup(i, s) for s in soups]
+                    for s, pairs in spices:
+                        if pairs is None or pairs == kind:
+                            out.append(_spice(i, s, kind))
+            for s in soups:
+                out.append(_soup(i, s))
         out.append(_PRESENT)
         return out
 
@@ -770,9 +785,12 @@ class CritterKitchenState(GameState):
             if slots[type_of[t]] is None:
                 out.append(_serve(0, t))
         spices = [(s, type_of[s]) for s in held["spice"]]  # looked up once
-        for kind, filled in slots.items():
-            if filled is not None and kind not in spiced:
-                out += [_spice(0, s, kind) for s, pairs in spices if pairs in (None, kind)]
+        if spices:
+            for kind, filled in slots.items():
+                if filled is not None and kind not in spiced:
+                    for s, pairs in spices:
+                        if pairs is None or pairs == kind:
+                            out.append(_spice(0, s, kind))
         out.append(_PRESENT)
         return out
 
@@ -1109,7 +1127,11 @@ class CritterKitchenState(GameState):
             track = self.priority
             waiting.sort(key=lambda w: (w[3], track.index(w[0])))
         p, chef, capacity, queue = waiting.pop(0)
-        tied = any(w[3] == queue for w in waiting)
+        tied = False
+        for w in waiting:
+            if w[3] == queue:
+                tied = True
+                break
         if tied and queue not in run["ties"]:
             # "the first to pick from a location must move their Chef Hat to the back"
             run["ties"].append(queue)
