@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from companion.rules.alley_cats import AlleyCatsState
@@ -25,7 +25,9 @@ def conserved(s: AlleyCatsState) -> None:
                     [f"{c}-dog" for c in s.names], "dog")
     assert sum(len(h) for h in s.at_home) + sum(len(c) for c in s.carried) + sum(
         f is not None for f in s.bin_fish.values()) == 4 * s.players
-    assert all(len(h) <= s.components.fish_to_win for h in s.at_home)
+    # the game ends the moment a home holds five; a cat may carry any number of fish home, so
+    # the last journey can bring the count past five (4 + 2 in seed 118362676, four players)
+    assert s.is_terminal() or all(len(h) < s.components.fish_to_win for h in s.at_home)
 
 
 def no_leak(s: AlleyCatsState) -> None:
@@ -53,11 +55,13 @@ def test_random_games_keep_every_invariant(players, seed):
     s = check_random_game(AlleyCatsState, players, seed, max_steps=20_000, invariants=conserved,
                           no_leak=no_leak, undo_every=13)
     assert s.is_terminal() and s.end_reason
-    assert max(len(h) for h in s.at_home) == 5 or s.end_reason in AlleyCatsState.REFEREE_ENDINGS
+    assert (max(len(h) for h in s.at_home) >= s.components.fish_to_win
+            or s.end_reason in AlleyCatsState.REFEREE_ENDINGS)
 
 
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**31))
+@example(seed=118362676)  # four players: blue, with four fish at home, brings two more
 def test_every_player_count_is_played(seed):
     for players in (2, 3, 4):
         s = check_random_game(AlleyCatsState, players, seed, max_steps=20_000,
