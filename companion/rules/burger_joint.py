@@ -1075,26 +1075,25 @@ class BurgerJointState(GameState):
         for cubes in self.areas.values():
             out += sum(cubes.values())
         taken, limit = self.taken, self.components.production_limit
-        diners, bistros = self.diners, self.bistros  # no building while cubes are picked:
-        capacity = [min(limit, len(diners[0]) + len(bistros[0])),  # capacity(0) and (1)
-                    min(limit, len(diners[1]) + len(bistros[1]))]
+        diners, bistros = self.diners, self.bistros  # capacity(q), written out below
         while out:
             p = self.picker
-            need = capacity[p] - taken[p]
+            need = min(limit, len(diners[p]) + len(bistros[p])) - taken[p]
             if need <= 0:
                 if self.phase == "first-pick":
                     self._advance_picker()
                     continue
                 q = 1 - p
-                if taken[q] >= capacity[q]:
+                if taken[q] >= min(limit, len(diners[q]) + len(bistros[q])):
                     break
                 self.picker = q
                 continue
             options = self._takes(p)
             # the cube the picker must take, when he has no choice: one colour in one area he
             # may take from, or every cube left is his (the other player has all of his)
-            if len(options) != 1 and not (self.phase == "pick" and taken[1 - p] >= capacity[1 - p]
-                                          and out <= need):
+            q = 1 - p
+            if len(options) != 1 and not (self.phase == "pick" and out <= need and taken[q]
+                                          >= min(limit, len(diners[q]) + len(bistros[q]))):
                 # the picker chooses among these: they are this position's legal actions
                 self._legal = options
                 return "".join(said) if said else ""

@@ -555,8 +555,12 @@ class FoodTrucksState(GameState):
     def _servable_orders(self, player: int) -> list[tuple[str, bool]]:
         """(order, stolen): the orders of the row and the takeaway orders, then, for the holder
         of the unhappy customer, the last order served by each other player."""
-        out = [(o, False) for o in self.row if o is not None]
-        out += [(o, False) for o in self.takeaways]
+        out: list[tuple[str, bool]] = []
+        for o in self.row:
+            if o is not None:
+                out.append((o, False))
+        for o in self.takeaways:
+            out.append((o, False))
         if self.unhappy == player:
             out += [(self.served[q][-1], True) for q in range(self.players)
                     if q != player and self.served[q]]
@@ -579,10 +583,15 @@ class FoodTrucksState(GameState):
                     short += k
             if short > wilds:
                 continue
-            # the moves depend only on what of the hand and the extras the order can use
-            key = (order, stolen, wilds if wilds < 6 else 6,
-                   *[min(hand.get(d, 0), n) for d, n in needs],
-                   *[extras.get(d, 0) for d, _ in needs])
+            # the moves depend only on what of the hand and the extras the order can use (a
+            # loop, not comprehensions: on Python 3.11 each is a function call of its own)
+            parts: list[Any] = [order, stolen, wilds if wilds < 6 else 6]
+            for d, n in needs:
+                k = hand.get(d, 0)
+                parts.append(k if k < n else n)
+            for d, _ in needs:
+                parts.append(extras.get(d, 0))
+            key = tuple(parts)
             found = _SERVE_MOVES.get(key)
             if found is None:
                 make = Steal if stolen else Serve

@@ -344,10 +344,20 @@ class ChanceDraws:
         n = len(pool)
         if not 0 <= k <= n:
             raise ValueError("sample larger than population or is negative")
-        below = self._below
-        for i in range(k):  # Fisher and Yates, stopped after k
-            j = i + below(n - i)
+        x = self._x
+        for i in range(k):  # Fisher and Yates, stopped after k; _below(n - i) written out
+            m = n - i
+            while True:
+                x = (x + _GAMMA) & _M64
+                z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+                r = (z ^ (z >> 31)) * m
+                low = r & _M64
+                if low >= m or low >= (_M64 + 1) % m:
+                    break
+            j = i + (r >> 64)
             pool[i], pool[j] = pool[j], pool[i]
+        self._x = x
         return pool[:k]
 
 
