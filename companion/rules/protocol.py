@@ -564,15 +564,17 @@ class GameState(ABC):
         private = self._private_to(action)
         public = self._public_text(action) if private is not None else None
         if actor == CHANCE:
-            self.rng.advance()
+            self.rng.counter += 1  # rng.advance(), at every chance step
         self._reveals = False
         self._legal = None
         result = self._apply(action)
-        if isinstance(result, tuple):
+        if type(result) is str:
+            text = result
+        elif isinstance(result, tuple):
             text, public = result
         else:
             text = result
-        entry: dict[str, Any] = {"actor": _ACTOR_NAMES.get(actor, actor),
+        entry: dict[str, Any] = {"actor": actor if actor >= 0 else _ACTOR_NAMES.get(actor, actor),
                                  "action": action.to_json(), "text": text}
         if private is not None:
             entry["private_to"] = private
