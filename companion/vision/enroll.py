@@ -10,7 +10,8 @@ corrected list changes the plan, never the code.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from contextlib import suppress
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -134,19 +135,33 @@ GROUND_PPM = 2.0  # the ground round the sockets is measured at this resolution
 UNSHARP = 1.0  # how much of a face's blur the cut takes back (see _sharpened)
 DISC_SIZES = (0.94, 0.97, 1.0, 1.03, 1.06)  # a token's size as seen, times the list's
 # a cell differs from the empty board where some colour channel differs by this much (grey
-# levels, both blurred a little, matched on the ground between RING_MM from the cell's centre,
-# outside the socket); occupied when the disc holds OCCUPIED_SHARE of such pixels, empty under
-# EMPTY_SHARE (in between: unclear, named). On two drawn editions' photos (their light drawn
-# afresh for each, glare and shadows included: harsher than a rig's), empty cells showed at
-# most 0.16 (under a glare), tokens and pawns at least 0.26
+# levels, both blurred a little, each lit as the median ground by the ground between RING_MM
+# from the cell's centre, outside the socket)
 DIFFERENT_BY = 25.0
+CLIPPED = 245.0  # a channel this bright (blurred a little) may have been clipped by the camera
 RING_MM = (18.0, 19.5)
-OCCUPIED_SHARE = 0.22
+# A cell's print is checked against the plan by two kinds of evidence (see _occupancy): new
+# structure (detail the empty board's photo does not show there: the log of the light, high
+# passed between STRUCTURE_SIGMAS px, off by STRUCTURE_OFF or more) and colour (a difference
+# that holds whatever the camera clipped), each as a share of the socket. Measured on the
+# plan's photos of 45 drawn editions (the light drawn afresh for each photo, glare, shadows and
+# overexposure included; 6,300 faces, 450 empty cells): empty cells showed new structure on at
+# most 0.142 of the socket and colour on at most 0.38 (under a glare, where the structure stays
+# the empty board's); tokens and cats new structure on at least 0.106 (a washed-out photo),
+# mostly 0.3 and more; shoppers 0.114 and more, with colour 0.26 and more. Only a clear
+# contradiction of the plan is named; in between, the model learnt is checked on the photos.
+STRUCTURE_SIGMAS = (2.0, 8.0)
+STRUCTURE_OFF = 0.04
+LOOKS_EMPTY = (0.08, 0.1)  # a face laid here: less new structure, and less colour, than these
+LOOKS_LAID = 0.2  # an empty cell: this much new structure,
+LOOKS_LAID_WITH_COLOUR = (0.1, 0.2)  # or this much and this much colour
 LIGHT_CHANGED = 0.5  # this share of a photo's empty cells differing: the light, not tokens
-EMPTY_SHARE = 0.2
-# a token face this many times nearer the other side's average colours, ring by ring, than its
-# own side's (photos of three drawn editions: right faces 0.6 and more, one turned over 0.42)
-OTHER_SIDE = 0.5
+# the two sides of one token whose cuts, turned alike, correlate this well (colour channel by
+# channel, so a photo's cast changes nothing) are one face seen twice: it lay the wrong way up
+# in one photo. Plan photos of 45 drawn editions: the two sides of a token at most 0.51; one
+# token laid the wrong way up, 0.63-0.97 in 9 of 10 tries (0.46 once, left to the check of
+# the model learnt on the photos)
+SIDES_ALIKE = 0.6
 
 
 class EnrollError(ValueError):
@@ -166,6 +181,7 @@ class CutFaces:
     where: dict[str, str]  # label name -> "layout-03.jpg, cell b2", for messages
     ground: np.ndarray  # the board's plain ground in the photos (BGR), all of them together
     poses: dict[int, np.ndarray]  # each photo's board pose (board mm -> px), by layout index
+    found: dict[int, Any] = field(default_factory=dict)  # and the locator's BoardPose
 
 
 def describe(face: Label) -> str:
@@ -194,10 +210,11 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     from companion.vision.locate import BoardNotFoundError, Locator
 
     g = geometry or BoardGeometry.from_components()
-    locator = locator or Locator(g)
+    locator = locator or Locator(g, empty_board=True)  # the first photo: the empty board
     problems: list[str] = []
     poses: dict[int, np.ndarray] = {}
     blur_mm: dict[int, float] = {}
+    located: dict[int, Any] = {}
     for layout in layouts:
         frame = photos.get(layout.index)
         if frame is None:
@@ -205,10 +222,11 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                             "shows")
             continue
         try:
-            found = locator.locate(frame)
+            found = _locate_on_rig(locator, frame, located.get(0))
         except BoardNotFoundError as exc:
             problems.append(f"{layout.file_name}: no board found ({exc.reason})")
             continue
+        located[layout.index] = found
         poses[layout.index], blur_mm[layout.index] = found.pose, found.edge_blur_mm
         if layout.index == 0:
             # the other photos show this very board: looked for as the empty board's photo
@@ -242,17 +260,18 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             origin = (cx - half, cy - half)
             seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
             bare = bare_cells[index]
-            differs = _differs(seen, bare, ring, ground)
-            share = float(differs[_disc_mask(size, g.token / 2 * 0.9 * ppm)].mean())
+            structure, colour = _occupancy(seen, bare, ring, ground, ppm, g.token)
             place = f"{layout.file_name}, cell {cell_name(index)}"
             if face.kind == "empty":
-                if share >= EMPTY_SHARE:
+                if structure >= LOOKS_LAID or (structure >= LOOKS_LAID_WITH_COLOUR[0]
+                                               and colour >= LOOKS_LAID_WITH_COLOUR[1]):
                     not_empty.append(cell_name(index))
                 continue
-            if share < OCCUPIED_SHARE:
+            if structure < LOOKS_EMPTY[0] and colour < LOOKS_EMPTY[1]:
                 problems.append(f"{place}: {describe(face)} should lie here, but the cell "
-                                f"looks {'empty' if share < EMPTY_SHARE else 'nearly empty'}")
+                                "looks empty")
                 continue
+            differs = _differs(seen, bare, ring, ground)
             if face.kind == "shopper":
                 lit = _lit_evenly(seen, np.median(seen[ring], axis=0), ground)
                 lit_bare = _lit_evenly(bare, np.median(bare[ring], axis=0), ground)
@@ -273,10 +292,28 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             faces[face.name] = cut
             where[face.name] = place
         problems += _empty_cells_differ(layout, not_empty)
-    problems += _sides_misplaced(profiles, where)
+    problems += _sides_alike(faces, profiles, where)
     if problems:
         raise EnrollError(problems)
-    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses)
+    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located)
+
+
+def _locate_on_rig(locator: Any, frame: np.ndarray, empty: Any) -> Any:
+    """The board in a photo of the plan: searched for, or, if the search fails, verified
+    where the empty board's photo showed it (``empty``: its BoardPose), as the camera on its
+    rig takes every photo (its edges fitted again there and the print checked).
+
+    :raises BoardNotFoundError: the search's reason, if the board is not there either.
+    """
+    from companion.vision.locate import BoardNotFoundError
+
+    try:
+        return locator.locate(frame)
+    except BoardNotFoundError:
+        if empty is not None:
+            with suppress(BoardNotFoundError):
+                return locator.locate(frame, previous=empty)
+        raise
 
 
 # --- one design, many faces: turned alike, and each photo's accidents outvoted --------------
@@ -439,31 +476,78 @@ def _empty_cells_differ(layout: Layout, cells: list[str]) -> list[str]:
             for cell in cells]
 
 
-def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray
-             ) -> np.ndarray:
+def _occupancy(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray,
+               ppm: float, token_mm: float) -> tuple[float, float]:
+    """How much of a cell's socket shows something the empty board's photo does not there
+    (both crops float BGR, the same cell): (new structure, colour), each a share of the
+    socket. New structure is detail (the log of the light, high passed) that the empty
+    board's, scaled to fit, does not explain: a smooth light, a shadow, a glare or a camera's
+    exposure change the level of the light, not its detail, and a washed-out ground keeps its
+    printed lines. Colour is where the colours differ whatever the camera clipped
+    (:func:`_differs`, certain): a shopper hides little of the socket's lines but is
+    coloured."""
+    size = seen.shape[0]
+    socket = _disc_mask(size, token_mm / 2 * ppm)
+    near = _disc_mask(size, RING_MM[0] * ppm)  # the socket and its printed ring
+    seen_detail, bare_detail = _detail(seen), _detail(bare)
+    x, y = seen_detail[near], bare_detail[near]
+    scale = float((x * y).sum() / max(float((y * y).sum()), 1e-9))
+    new = np.abs(seen_detail - scale * bare_detail) > STRUCTURE_OFF
+    colour = _differs(seen, bare, ring, ground, certain=True)
+    return (float(new[socket].mean()),
+            float(colour[_disc_mask(size, token_mm / 2 * 0.9 * ppm)].mean()))
+
+
+def _detail(image: np.ndarray) -> np.ndarray:
+    """The fine detail of a crop (float BGR): the log of its light, high passed."""
+    light = np.log(image.mean(axis=2) + 8.0)
+    low, high = STRUCTURE_SIGMAS
+    return cv2.GaussianBlur(light, (0, 0), low) - cv2.GaussianBlur(light, (0, 0), high)
+
+
+def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray,
+             certain: bool = False) -> np.ndarray:
     """Where a cell's photo differs from the empty board's (both float BGR), once each is lit
     as ``ground`` (every photo's median ground colour) by the light measured on the plain
     ground round the socket (``ring``): the light differs between photos, in level and across
     the board (a shadow's soft edge across a cell), and a difference is judged at one level
-    of light, not at a shadowed photo's, where everything is a few grey levels apart."""
-    a = _lit_by_ring(cv2.GaussianBlur(seen, (0, 0), 2), ring, ground)
-    b = _lit_by_ring(cv2.GaussianBlur(bare, (0, 0), 2), ring, ground)
-    return np.abs(a - b).max(axis=2) > DIFFERENT_BY
+    of light, not at a shadowed photo's, where everything is a few grey levels apart.
+
+    ``certain``: only differences that hold whatever the camera clipped (CLIPPED and brighter).
+    A clipped pixel is at least as bright as it shows, and a ground clipped round the socket
+    makes the light measured there too dim, so every pixel lit by it is at most as bright as
+    it shows: an overexposed photo's washed-out ground makes its empty sockets look tinted,
+    which is no difference at all."""
+    a_img, b_img = cv2.GaussianBlur(seen, (0, 0), 2), cv2.GaussianBlur(bare, (0, 0), 2)
+    a, a_dim = _lit_by_ring(a_img, ring, ground)
+    b, b_dim = _lit_by_ring(b_img, ring, ground)
+    if not certain:
+        return np.abs(a - b).max(axis=2) > DIFFERENT_BY
+    a_clip, b_clip = a_img >= CLIPPED, b_img >= CLIPPED
+    # a lit value is a lower bound of the true one unless its light was measured too dim, an
+    # upper bound unless its pixel clipped (exact if neither)
+    brighter = (a - b > DIFFERENT_BY) & ~a_dim & ~b_clip
+    darker = (b - a > DIFFERENT_BY) & ~b_dim & ~a_clip
+    return (brighter | darker).any(axis=2)
 
 
-def _lit_by_ring(image: np.ndarray, ring: np.ndarray, ground: np.ndarray) -> np.ndarray:
+def _lit_by_ring(image: np.ndarray, ring: np.ndarray, ground: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
     """A cell's crop (float BGR) lit evenly as ``ground``: the light across it, a plane in x
     and y fitted channel by channel to the plain ground of ``ring`` (robustly: ring pixels a
-    neighbour or a speck covers are dropped and the plane fitted again), divided out."""
+    neighbour or a speck covers are dropped and the plane fitted again), divided out. Also
+    which channels' light is only a lower bound (3 bools): the ground there clipped
+    (CLIPPED or brighter in a tenth of the ring or more)."""
     terms = _plane_terms(*image.shape[:2])
     a, values = terms[ring], image[ring]
+    dim = (values >= CLIPPED).mean(axis=0) >= 0.1
     keep = np.ones(len(values), bool)
     for _ in range(2):
         coef, *_ = np.linalg.lstsq(a[keep], values[keep], rcond=None)
         residual = np.abs(values - a @ coef).max(axis=1)
         keep = residual <= max(3.0 * float(np.median(residual[keep])), 4.0)
     light = np.maximum(terms @ coef, 1.0)
-    return image * (ground / light)
+    return image * (ground / light), dim
 
 
 @lru_cache(maxsize=4)
@@ -608,27 +692,50 @@ def _profile(face: np.ndarray, ground: np.ndarray) -> np.ndarray:
     return (np.array(rings) / np.maximum(ground, 1.0)).ravel()
 
 
-def _sides_misplaced(profiles: dict[str, np.ndarray], where: dict[str, str]) -> list[str]:
-    """Tokens whose face looks like the other side's kind: the coin sides of an edition share
-    one design (a rim, the value), and so do the ingredient sides; a face OTHER_SIDE times
-    nearer the other kind's average than its own (each average without the face itself) lies
-    the wrong way up. A weak test, made before the long part: the model learnt is checked on
-    the photos themselves afterwards."""
-    kinds = {kind: {n: v for n, v in profiles.items() if n.startswith(kind + ":")}
+def _sides_alike(faces: dict[str, np.ndarray], profiles: dict[str, np.ndarray],
+                 where: dict[str, str]) -> list[str]:
+    """Tokens whose two cuts show one face: each token's ingredient side and coin side,
+    turned alike, correlate SIDES_ALIKE or better, so it lay the wrong way up in one of the
+    photos. The one named is the cut nearer the other kind's average colours, ring by ring
+    (:func:`_profile`: the coin sides of an edition share a design, and so, less, do the
+    ingredient sides). A weak test, made before the long part: the model learnt is checked
+    on the photos themselves afterwards."""
+    sides: dict[str, dict[str, str]] = {}
+    for name in profiles:
+        kind, token = name.split(":", 1)
+        sides.setdefault(token, {})[kind] = name
+    means = {kind: np.mean([v for n, v in profiles.items() if n.startswith(kind + ":")], axis=0)
              for kind in ("ingredient", "coin")}
-    if any(len(group) < 3 for group in kinds.values()):
-        return []
-    totals = {kind: sum(group.values()) for kind, group in kinds.items()}
     problems = []
-    for kind, other in (("ingredient", "coin"), ("coin", "ingredient")):
-        for name, value in kinds[kind].items():
-            own = (totals[kind] - value) / (len(kinds[kind]) - 1)
-            theirs = totals[other] / len(kinds[other])
-            if np.linalg.norm(value - theirs) < OTHER_SIDE * np.linalg.norm(value - own):
-                token = name.split(":", 1)[1]
-                problems.append(f"{where[name]}: {token} should lie {kind} side up, but the "
-                                f"face looks like a {other} side: turn it over")
+    for token, pair in sides.items():
+        if len(pair) < 2 or _alike(faces[pair["ingredient"]], faces[pair["coin"]]) < SIDES_ALIKE:
+            continue
+
+        def nearer_other(kind: str, pair: dict[str, str] = pair) -> float:
+            other = "coin" if kind == "ingredient" else "ingredient"
+            value = profiles[pair[kind]]
+            return float(np.linalg.norm(value - means[other])
+                         / max(float(np.linalg.norm(value - means[kind])), 1e-6))
+
+        kind = min(pair, key=nearer_other)
+        other = "coin" if kind == "ingredient" else "ingredient"
+        problems.append(f"{where[pair[kind]]}: {token} should lie {kind} side up, but the face "
+                        f"looks like its {other} side, laid too at {where[pair[other]]}: turn "
+                        "it over")
     return problems
+
+
+def _alike(face: np.ndarray, other: np.ndarray) -> float:
+    """How alike two cut faces (BGRA) are once turned alike: their correlation inside the
+    disc, each colour channel standardised on its own."""
+    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+
+    def standard(image: np.ndarray) -> np.ndarray:
+        small = cv2.resize(image[:, :, :3], (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)
+        values = small.astype(np.float32)[mask]
+        return (values - values.mean(axis=0)) / (values.std(axis=0) + 1e-6)
+
+    return float(np.mean(standard(_turned_onto(face, other)) * standard(other)))
 
 
 def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
@@ -774,7 +881,7 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
         meta = fine_tune(work, work / "art", base, cfg, log=log, extra=extra)
         shutil.copy(base / "reader.yaml", work / "reader.yaml")
         log("reading your photos with what it learnt ...")
-        read_right, wrong = check_on_photos(work, photos, layouts)
+        read_right, wrong = check_on_photos(work, photos, layouts, cut.found)
         if wrong:
             raise EnrollError(wrong)
         meta["edition"] = {"photos": str(photos_dir.resolve()), "faces": len(cut.faces),
@@ -793,8 +900,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
 WRONG_NAMED = 3  # more cells of the photos read wrong than this: the learning, not the tokens
 
 
-def check_on_photos(model: Path, photos: dict[int, np.ndarray], layouts: list[Layout]
-                    ) -> tuple[str, list[str]]:
+def check_on_photos(model: Path, photos: dict[int, np.ndarray], layouts: list[Layout],
+                    found: dict[int, Any] | None = None) -> tuple[str, list[str]]:
     """Read the plan's photos with a model just learnt: how many cells it reads as the plan
     has them, and the problems (a cell read as another face: a token on the wrong cell, or
     the wrong way up; or many: the photos could not teach it)."""
@@ -806,7 +913,7 @@ def check_on_photos(model: Path, photos: dict[int, np.ndarray], layouts: list[La
     wrong: list[str] = []
     for layout in layouts[1:]:
         reader.edition_known = False
-        reading = reader.read(photos[layout.index])
+        reading = reader.read(photos[layout.index], (found or {}).get(layout.index))
         if reading.reason:
             return "0", [f"{layout.file_name}: the model learnt does not read it "
                          f"({reading.reason}); take the photos again, in even light"]

@@ -61,6 +61,9 @@ class LocateConfig:
     plain_detail_below: float = 0.03  # a corner is seen plain with less fine detail than this
     plain_hue_spread_below: float = 6.0  # (share of the contrast), one hue within (thousandths),
     plain_hue_agreement: float = 8.0  # and the same hue as the other plain corners
+    # an empty board's title corner, in a font not known, shows this many times the fine
+    # detail of any other corner (Locator.orient_by_detail)
+    title_detail_apart: float = 3.0
     cover_stands_out: float = 2.0  # a smooth corner near their hue, this many times their
     # detail and hue spread, is under cover
 
@@ -78,7 +81,8 @@ class BoardPose:
     score: float  # template agreement, 0..1
     title: float = 1.0  # how clearly the title corner was seen (orientation), 0..1
     title_margin: float = 1.0  # how much better than in the next best corner
-    oriented_by: str = "title"  # or "elimination": three corners seen plain, title under the 4th
+    oriented_by: str = "title"  # or "elimination": three corners seen plain, title under the 4th;
+    # or "detail": an empty board, its title corner the one with by far the most fine detail
     edge_blur_mm: float = 0.0  # how wide the frame's sharp inner edge looks (the blurriest side)
     # a board partly outside the frame: the share of rays from the cell centres whose strongest
     # edge lies on a token's rim or a socket's ring (1.0, unmeasured, for a board all in view)
@@ -296,10 +300,13 @@ class Locator:
 
     def __init__(self, geometry: BoardGeometry | None = None,
                  config: LocateConfig | None = None, art: Path | None = None,
-                 board: np.ndarray | None = None) -> None:
+                 board: np.ndarray | None = None, empty_board: bool = False) -> None:
         """``art``: an enrolled edition's art folder (its board.png; the bundled art when
-        None); ``board``: a photo of the board, seen from above, to look for instead."""
+        None); ``board``: a photo of the board, seen from above, to look for instead;
+        ``empty_board``: the frames show the board empty and uncovered, of an edition whose
+        title may be printed in another font (enrollment's first photo)."""
         self.geometry = geometry or BoardGeometry.from_components()
+        self.empty_board = empty_board
         self.config = config or LocateConfig()
         self.template = Template(self.geometry, self.config.template_px_per_mm, art, board)
         g = self.geometry
@@ -446,12 +453,14 @@ class Locator:
                 refined = further
         if not self._shows_title(refined) or self._faint_title_on_plain_board(frame, gray,
                                                                                 refined):
-            deduced = self.orient_by_elimination(frame, gray, refined.pose)
+            deduced, how = self.orient_by_elimination(frame, gray, refined.pose), "elimination"
+            if deduced is None and self.empty_board:
+                deduced, how = self.orient_by_detail(frame, gray, refined.pose), "detail"
             if deduced is None:
                 return self._plainly_titled(
                     finished.values(), "the title corner is hidden (a hand?) and another corner "
                     "is not seen plain, so row 1 cannot be told from the others")
-            refined = replace(refined, pose=deduced, oriented_by="elimination")
+            refined = replace(refined, pose=deduced, oriented_by=how)
         if not self._accepted(refined):
             return self._plainly_titled(
                 finished.values(),
@@ -782,6 +791,23 @@ class Locator:
                 continue  # smooth and nearly the board's hue: not clearly cover
             left.append(fourth)
         return turns[left[0]] if len(left) == 1 else None
+
+    def orient_by_detail(self, frame: np.ndarray, gray: np.ndarray, pose: np.ndarray
+                         ) -> np.ndarray | None:
+        """On an empty, uncovered board (``empty_board``), the quarter turn that puts the title
+        under the corner with the most fine detail, when it shows ``title_detail_apart`` times
+        as much as any other corner: a title in a font the reader does not know is still
+        print, and the other corners' light (a glare, a shadow's edge) is not fine detail.
+        None if no corner stands out so."""
+        contrast = self.template.contrast(gray, pose)
+        turns = [pose @ rotate_mm(k, self.geometry.board) for k in range(4)]
+        if not all(self.template.title_in_view(gray.shape, turn) for turn in turns):
+            return None
+        detail = [self.template.clutter(frame, turn, contrast)[0] for turn in turns]
+        first, second = sorted(range(4), key=lambda k: -detail[k])[:2]
+        if detail[first] < self.config.title_detail_apart * detail[second]:
+            return None
+        return turns[first]
 
     def _covered_smoothly(self, corner: tuple[float, float, np.ndarray],
                           plain: list[tuple[float, float, np.ndarray]]) -> bool:

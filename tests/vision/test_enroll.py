@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,16 +238,19 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, phot
         cut_faces(load_photos(folder, plan), plan)
     said = "\n".join(caught.value.problems)
     assert ("layout-01.jpg, cell a1: chicken-1 should lie ingredient side up, but the face "
-            "looks like a coin side: turn it over") in said
+            "looks like its coin side, laid too at layout-03.jpg, cell e1: turn it over") in said
     assert "layout-01.jpg, cell c2: noodle-2 (ingredient side up) should lie here" in said
     assert f"{plan[-1].file_name}, cell e5: should be empty, but something lies there" in said
     assert len(caught.value.problems) == 3
 
 
-def test_a_photo_whose_light_changed_is_named_as_such_not_as_tokens_laid(photos, tmp_path):
-    """The last photo taken under another lamp (brighter, and a glow over it, which no gain per
-    colour undoes): its empty cells all differ from the empty board's photo. That is said once,
-    as light, with what to do, not as a token laid on each."""
+def test_a_photo_in_another_light_is_cut_and_a_token_missing_there_still_named(
+        edition, photos, tmp_path):
+    """The last photo taken under another lamp, brighter and with a glow over it, its ground
+    clipped white in places: the light changes the level of what the camera sees, not the
+    detail, so its empty cells are seen empty and its faces laid; the same photo with a token
+    left out names that token's cell. (Compared by colour alone, every empty cell of it
+    differed from the empty board's photo and the photos were refused.)"""
     import shutil
 
     import cv2
@@ -254,18 +258,46 @@ def test_a_photo_whose_light_changed_is_named_as_such_not_as_tokens_laid(photos,
     from companion.vision.enroll import EnrollError, cut_faces, load_photos
 
     plan = enrollment_plan()
-    folder = tmp_path / "photos"
-    shutil.copytree(photos, folder)
-    last = folder / plan[-1].file_name
-    frame = cv2.imread(str(last)).astype(np.float32)
-    cv2.imwrite(str(last), np.clip(frame * 1.5 + 50, 0, 255).astype(np.uint8))
+
+    def brighter(folder, gain=1.5, glow=50):
+        last = folder / plan[-1].file_name
+        frame = cv2.imread(str(last)).astype(np.float32)
+        cv2.imwrite(str(last), np.clip(frame * gain + glow, 0, 255).astype(np.uint8))
+        return folder
+
+    folder = brighter(Path(shutil.copytree(photos, tmp_path / "photos")))
+    assert len(cut_faces(load_photos(folder, plan), plan).faces) == len(
+        faces_to_show(food_alley()))
+    last = list(plan[-1].faces)
+    left_out = last[3]
+    last[3] = Label("empty")
+    # this photo is lit brighter than the first (its light drawn again): a gentler change
+    folder = brighter(_photos(tmp_path / "left-out", edition, {plan[-1].index: last}, photos),
+                      1.2, 20)
     with pytest.raises(EnrollError) as caught:
         cut_faces(load_photos(folder, plan), plan)
-    said = [p for p in caught.value.problems if p.startswith(plan[-1].file_name)]
-    empty = sum(1 for face in plan[-1].faces if face.kind == "empty")
-    assert len(said) == 1
-    assert "empty cells" in said[0] and "the light or the camera changed" in said[0]
-    assert f"of its {empty} empty cells" in said[0]
+    assert caught.value.problems == [
+        f"{plan[-1].file_name}, cell d1: {enroll.describe(left_out)} should lie here, but the "
+        "cell looks empty"]
+
+
+def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition):
+    """Enrollment's first photo: the empty board of an edition whose title is in a font the
+    reader's art lacks, a glare over one plain corner and a shadow over another, so neither
+    the title nor three plain corners orient it. The title corner holds by far the most fine
+    detail (print) of the four: 13 to 59 times the next on 30 drawn editions' empty boards."""
+    from companion.vision.assets import Label
+    from companion.vision.geometry import BoardGeometry
+    from companion.vision.locate import BoardNotFoundError, Locator
+    from companion.vision.synth import SceneStyle, render_scene
+
+    scene = render_scene(np.random.default_rng([970000, 555]), [Label("empty")] * 25,
+                         style=SceneStyle(hand_probability=0.0), art=edition)
+    with pytest.raises(BoardNotFoundError, match="row 1 cannot be told from the others"):
+        Locator().locate(scene.frame)
+    found = Locator(empty_board=True).locate(scene.frame)
+    assert found.oriented_by == "detail"
+    assert np.abs(found.corners(BoardGeometry.from_components()) - scene.corners).max() < 2.0
 
 
 def test_photos_in_other_light_are_cut_the_empty_boards_print_found_in_each(tmp_path):
