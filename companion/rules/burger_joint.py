@@ -416,7 +416,7 @@ def _redraw_choices(held: tuple[tuple[str, int], ...]) -> tuple[Redraw, ...]:
     return tuple(map(_redraw, _sub_multisets(held)[1:]))
 
 
-@lru_cache(maxsize=1 << 12)
+@lru_cache(maxsize=1024)
 def _sub_multisets(held: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], ...]:
     """Every multiset of the cubes ``held`` (colour, count), the empty one first: the fewest
     of the first colour first, then of the next. Cached: the last few colours recur."""
