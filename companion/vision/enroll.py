@@ -271,13 +271,13 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                 problems.append(f"{place}: {describe(face)} should lie here, but the cell "
                                 "looks empty")
                 continue
-            differs = _differs(seen, bare, ring, ground)
             if face.kind == "shopper":
-                lit = _lit_evenly(seen, np.median(seen[ring], axis=0), ground)
-                lit_bare = _lit_evenly(bare, np.median(bare[ring], axis=0), ground)
-                cut = _cut_pawn(lit.astype(np.float32), lit_bare.astype(np.float32), differs,
+                cut = _cut_pawn(seen, bare, _differs(seen, bare, ring, ground, certain=True),
                                 ppm, g.token)
+                cut[:, :, :3] = _lit_evenly(cut[:, :, :3], np.median(seen[ring], axis=0),
+                                            ground)
             else:
+                differs = _differs(seen, bare, ring, ground)
                 x, y, r = _token_disc(differs, g.token / 2 * ppm, CENTRE_SEARCH_MM * ppm)
                 seen_mm = 2 * r / ppm  # the token's diameter as seen, cut to FACE_PX
                 at = (origin[0] + x / ppm - seen_mm / 2, origin[1] + y / ppm - seen_mm / 2)
@@ -653,15 +653,20 @@ def _lit_evenly(image: np.ndarray, local: np.ndarray, ground: np.ndarray) -> np.
 
 def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: float,
               token_mm: float) -> np.ndarray:
-    """A shopper standing on the board: a token-sized square around what differs from the
-    empty board within its socket, transparent elsewhere. Its shadow is left out (the
-    renderer and the light of play cast their own): ground that is only darker, its hue
-    kept. So is a shadow's edge beside it that the empty board's photo did not have, and any
-    speck far smaller than the pawn's largest part."""
+    """A shopper standing on the board (its cell's crop, and the empty board's, float BGR): a
+    token-sized square around what differs from the empty board within its socket
+    (``differs``: differences that hold whatever the camera clipped), transparent elsewhere.
+    Its shadow is left out (the renderer and the light of play cast their own): ground that
+    is only darker, its hue kept, than the rest of the socket is against the empty board's
+    photo (so an overall change of light is no shadow). So is a shadow's edge beside it that
+    the empty board's photo did not have, and any speck far smaller than the pawn's largest
+    part."""
     within = _disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
-    a = cv2.GaussianBlur(seen, (0, 0), 2)
-    b = np.maximum(cv2.GaussianBlur(bare, (0, 0), 2), 1.0)
-    ratio = a / b
+    ratio = (cv2.GaussianBlur(seen, (0, 0), 2)
+             / np.maximum(cv2.GaussianBlur(bare, (0, 0), 2), 1.0))
+    unchanged = within & ~differs
+    if unchanged.any():
+        ratio /= np.maximum(np.median(ratio[unchanged], axis=0), 1e-3)
     shade = ((ratio.max(axis=2) < SHADOW_RATIO[1]) & (ratio.min(axis=2) > SHADOW_RATIO[0])
              & (ratio.max(axis=2) - ratio.min(axis=2) < SHADOW_HUE))
     mask = (differs & within & ~shade).astype(np.uint8)
@@ -676,7 +681,7 @@ def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: floa
     cx, cy = (xs.mean(), ys.mean()) if len(xs) else ((seen.shape[1] - 1) / 2,) * 2
     half = FACE_PX / 2
     shift = np.float32([[1, 0, half - cx], [0, 1, half - cy]])
-    image = cv2.warpAffine(seen.astype(np.uint8), shift, (FACE_PX, FACE_PX),
+    image = cv2.warpAffine(np.clip(seen, 0, 255).astype(np.uint8), shift, (FACE_PX, FACE_PX),
                            borderMode=cv2.BORDER_REPLICATE)
     alpha = cv2.warpAffine(mask * 255, shift, (FACE_PX, FACE_PX))
     alpha = cv2.GaussianBlur(alpha, (0, 0), 1.0)
