@@ -25,7 +25,7 @@ from __future__ import annotations
 import pickle
 from abc import ABC, abstractmethod, update_abstractmethods
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import Enum
 from functools import lru_cache
@@ -456,7 +456,7 @@ class GameState(ABC):
         self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
         self.sealed: dict[int, Action] = {}  # sealed choices at a simultaneous step
         self._reveals = False
-        self._legal: list[Action] | None = None  # legal_actions(), until the next change
+        self._legal: Sequence[Action] | None = None  # legal_actions(), until the next change
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -487,6 +487,14 @@ class GameState(ABC):
         if self._legal is None:
             self._legal = self._compute_legal()
         return list(self._legal)
+
+    def _listed(self) -> Sequence[Action]:
+        """legal_actions() of the player to act, as kept for this position (not a copy: only to
+        be read), for the random driver. Not at a simultaneous step."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return legal
 
     @abstractmethod
     def _compute_legal(self) -> list[Action]:
@@ -561,6 +569,14 @@ class GameState(ABC):
                 move=action,
             )
         self._check(action)
+        self._play(action, actor)
+
+    def _play(self, action: Action, actor: int) -> None:
+        """Apply and log an action that is legal now, for ``actor``, the current player (not
+        at a simultaneous step): apply_action() once it has checked, and the random driver,
+        whose every move is one that legal_actions() or sample_chance() gave for this very
+        position (checking it again would find it legal; a replay of the log checks every
+        step)."""
         private = self._private_to(action)
         public = self._public_text(action) if private is not None else None
         if actor == CHANCE:

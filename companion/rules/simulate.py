@@ -11,6 +11,14 @@ from companion.rules.protocol import CHANCE, SIMULTANEOUS, Action, GameState
 # called before each action is applied: the state, who acts (a player, or CHANCE), the action
 BeforeStep = Callable[[GameState, int, Action], None]
 
+# A move is legal[chooser.randrange(len(legal))], each equally likely. randrange(n) of a
+# positive n is _randbelow(n), for random.Random the getrandbits loop that the drivers below
+# write out (a Python-level call less at every step; the same draws: tests/rules/
+# test_simulate.py). Every move is taken from what this very position lists (a chance
+# outcome from sample_chance()), so it is applied by _play(), without apply_action()'s check,
+# which would find it legal: the same log entry.
+assert random.Random._randbelow is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
+
 
 class GameDidNotEnd(RuntimeError):
     """A random game ran past its step limit: a rule that never lets the game end."""
@@ -25,9 +33,8 @@ def steps(state: GameState, seed: int, *, max_steps: int = 100_000,
     :raises GameDidNotEnd: after ``max_steps`` steps.
     """
     chooser = random.Random(seed)
-    # a move is legal[chooser.randrange(len(legal))]; randrange(n) of a positive n is
-    # _randbelow(n), called here directly (a Python-level call less at every step)
-    randbelow = chooser._randbelow
+    getrandbits = chooser.getrandbits
+    play = state._play
     for _ in range(max_steps):
         if state.is_terminal():
             return
@@ -35,7 +42,7 @@ def steps(state: GameState, seed: int, *, max_steps: int = 100_000,
         if actor == SIMULTANEOUS:
             for player in state.acting_players():
                 legal = state.legal_actions(player)
-                action = legal[randbelow(len(legal)) if legal else chooser.randrange(0)]
+                action = legal[chooser.randrange(len(legal))]
                 if before is not None:
                     before(state, player, action)
                 state.apply_action(action, player=player)
@@ -43,11 +50,18 @@ def steps(state: GameState, seed: int, *, max_steps: int = 100_000,
             if actor == CHANCE:
                 action = state.sample_chance()
             else:
-                legal = state.legal_actions()
-                action = legal[randbelow(len(legal)) if legal else chooser.randrange(0)]
+                legal = state._listed()
+                n = len(legal)
+                if not n:
+                    chooser.randrange(0)  # raises: no legal move
+                k = n.bit_length()
+                r = getrandbits(k)
+                while r >= n:
+                    r = getrandbits(k)
+                action = legal[r]
             if before is not None:
                 before(state, actor, action)
-            state.apply_action(action)
+            play(action, actor)
         yield actor, action
     raise GameDidNotEnd(f"{state.GAME_ID}: the game did not end within {max_steps} steps "
                         f"(seed {seed})")
@@ -55,7 +69,35 @@ def steps(state: GameState, seed: int, *, max_steps: int = 100_000,
 
 def random_playout(state: GameState, seed: int, *, max_steps: int = 100_000,
                    before: BeforeStep | None = None) -> GameState:
-    """Play the game to its end with uniformly random legal moves; returns the same state."""
-    for _ in steps(state, seed, max_steps=max_steps, before=before):
-        pass
-    return state
+    """Play the game to its end with uniformly random legal moves; returns the same state.
+    The same steps as :func:`steps`, in a plain loop (the benches' driver: no generator to
+    resume at each step)."""
+    if before is not None:
+        for _ in steps(state, seed, max_steps=max_steps, before=before):
+            pass
+        return state
+    chooser = random.Random(seed)
+    getrandbits = chooser.getrandbits
+    play = state._play
+    for _ in range(max_steps):
+        if state.is_terminal():
+            return state
+        actor = state.current_player()
+        if actor == SIMULTANEOUS:
+            for player in state.acting_players():
+                legal = state.legal_actions(player)
+                state.apply_action(legal[chooser.randrange(len(legal))], player=player)
+        elif actor == CHANCE:
+            play(state.sample_chance(), actor)
+        else:
+            legal = state._listed()
+            n = len(legal)
+            if not n:
+                chooser.randrange(0)  # raises: no legal move
+            k = n.bit_length()
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            play(legal[r], actor)
+    raise GameDidNotEnd(f"{state.GAME_ID}: the game did not end within {max_steps} steps "
+                        f"(seed {seed})")
