@@ -12,6 +12,7 @@ Readings of unclear sentences: docs/rules/burger-joint.md.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, combinations_with_replacement
@@ -404,7 +405,14 @@ def _counts(colours: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     return tuple((c, colours.count(c)) for c in dict.fromkeys(colours))
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=4096)
+def _together(colours: tuple[str, ...]) -> bool:
+    """Whether the cubes of each colour of a draw are listed together (as a random draw lists
+    them: in colour order)."""
+    return len(_counts(colours)) == len([c for n, c in enumerate(colours)
+                                         if not n or c != colours[n - 1]])
+
+
 def _discard_choices(held: tuple[tuple[str, int], ...], size: int) -> tuple[Discard, ...]:
     """Every Discard of ``size`` cubes from ``held`` (colour, count)."""
     return tuple(map(_discard, _bounded_picks(held, size)))
@@ -450,34 +458,177 @@ def _affords(store: dict[str, int], cost: dict[str, int]) -> bool:
     return True
 
 
+class _Table(dict):  # type: ignore[type-arg]
+    """A read-only table filled as it is read: ``table[key]`` is ``make(key)``, worked out the
+    first time and looked up after (a dict look-up, no Python call). For keys that are the
+    contents of a place (cube counts in colour order), of which games meet few; emptied
+    when it reaches ``size`` keys, so that it never grows without end."""
+
+    __slots__ = ("make", "size")
+
+    def __init__(self, make: Any, size: int = 1 << 14) -> None:
+        super().__init__()
+        self.make = make
+        self.size = size
+
+    def __missing__(self, key: Any) -> Any:
+        if len(self) >= self.size:
+            self.clear()
+        value = self[key] = self.make(key)
+        return value
+
+
+def _each_held(moves: dict[str, Any], colours: tuple[str, ...]) -> _Table:
+    """Cube counts (in colour order) -> the moves of ``moves`` (colour -> move) for each colour
+    held, in colour order: an area's takes, the steals from a storage."""
+    return _Table(lambda counts: tuple(moves[c] for c, n in zip(colours, counts, strict=True)
+                                       if n))
+
+
+def _trades_of(trade: dict[str, dict[str, Trade]], colours: tuple[str, ...], rate: int
+               ) -> _Table:
+    """A storage's cube counts (in colour order) -> its 3-for-1 trades while the bag holds a
+    cube of every colour: each colour given (``rate`` cubes of it held), in colour order, for
+    each other colour."""
+    def make(counts: tuple[int, ...]) -> tuple[Trade, ...]:
+        return tuple(trade[g][t] for g, n in zip(colours, counts, strict=True) if n >= rate
+                     for t in colours if t != g)
+    return _Table(make)
+
+
+def _pays(costs: dict[str, dict[str, int]], colours: tuple[str, ...]) -> _Table:
+    """A storage's cube counts (in colour order) -> whether they pay each cost of COSTS (its
+    side's publicity, basic restaurant, specialty diner, upscale bistro)."""
+    def make(counts: tuple[int, ...]) -> tuple[bool, ...]:
+        store = dict(zip(colours, counts, strict=True))
+        return tuple(_affords(store, costs[what]) for what in COSTS)
+    return _Table(make)
+
+
+def _discards_of(colours: tuple[str, ...], limit: int) -> _Table:
+    """A storage's cube counts (in colour order) -> every Discard of the cubes over
+    ``limit``."""
+    def make(counts: tuple[int, ...]) -> tuple[Discard, ...]:
+        held = tuple((c, n) for c, n in zip(colours, counts, strict=True) if n)
+        return _discard_choices(held, sum(counts) - limit)
+    return _Table(make)
+
+
+def _diners_left(diner: dict[str, BuildDiner], colours: tuple[str, ...]) -> _Table:
+    """The diners a player has -> the diners he may build: one of each colour he has none of,
+    in colour order."""
+    return _Table(lambda have: tuple(diner[c] for c in colours if c not in have))
+
+
 @dataclass(frozen=True)
 class _MoveTables:
     """The moves the legal lists are made of, looked up by colour (a dict look-up costs less
     than a cached constructor's): shared by every state of one component list, read only."""
 
     take: dict[str, dict[str, TakeCube]]  # area -> colour -> taking a cube of it there
+    offer: dict[str, _Table]  # area -> its cube counts -> the takes there (_each_held)
     trade: dict[str, dict[str, Trade]]  # colour given -> colour taken
+    trades: _Table  # a storage's counts -> its trades while the bag has every colour
     steal: dict[bool, dict[str, BuyPublicity]]  # first publicity this turn -> stolen colour
+    steals: dict[bool, _Table]  # first publicity this turn -> the victim's counts -> steals
     diner: dict[str, BuildDiner]
+    diners_left: _Table  # the diners a player has -> those he may build
+    areas_of: _Table  # both players' diners -> the area each colour's drawn cubes go to
+    discards: _Table  # a storage's counts -> every Discard of the cubes over the limit
+    pays: tuple[_Table, ...]  # player -> his storage's counts -> which COSTS they pay
+    # ability -> a storage's counts -> its moves while the bag holds every colour
+    abilities: dict[str, _Table]
     two_for_one: dict[tuple[str, str], dict[str, TwoForOne]]  # the two given -> colour taken
     one_for_one: dict[str, dict[str, OneForOne]]  # colour given -> colour taken
     extra_chosen: dict[str, ExtraChosen]
 
 
-@lru_cache(maxsize=8)
-def _move_tables(colours: tuple[str, ...], areas: tuple[str, ...]) -> _MoveTables:
-    return _MoveTables(
-        take={a: {c: _take_cube(c, a) for c in colours} for a in areas},
-        trade={g: {t: _trade(g, t) for t in colours} for g in colours},
-        steal={first: {c: _buy_publicity(c, first) for c in colours} for first in (True, False)},
-        diner={c: _build_diner(c) for c in colours},
+_TABLES: dict[int, tuple[BurgerComponents, _MoveTables]] = {}  # by id of the component list
+
+
+def _move_tables(components: BurgerComponents) -> _MoveTables:
+    """The tables of one component list, made once (kept with it for a few lists)."""
+    kept = _TABLES.get(id(components))
+    if kept is not None and kept[0] is components:
+        return kept[1]
+    if len(_TABLES) >= 8:
+        _TABLES.clear()
+    tables = _make_move_tables(components)
+    _TABLES[id(components)] = (components, tables)
+    return tables
+
+
+def _make_move_tables(components: BurgerComponents) -> _MoveTables:
+    colours = components.colours
+    areas = (GENERAL, *(s.id for s in components.sides))
+    take = {a: {c: _take_cube(c, a) for c in colours} for a in areas}
+    trade = {g: {t: _trade(g, t) for t in colours} for g in colours}
+    steal = {first: {c: _buy_publicity(c, first) for c in colours} for first in (True, False)}
+    diner = {c: _build_diner(c) for c in colours}
+    tables = _MoveTables(
+        take=take,
+        offer={a: _each_held(take[a], colours) for a in areas},
+        trade=trade,
+        trades=_trades_of(trade, colours, components.trade_rate),
+        steal=steal,
+        steals={first: _each_held(steal[first], colours) for first in (True, False)},
+        diner=diner,
+        diners_left=_diners_left(diner, colours),
+        areas_of=_Table(lambda diners: _areas_by_colour(colours, areas[1], diners[0],
+                                                        areas[2], diners[1])),
+        discards=_discards_of(colours, components.storage_limit),
+        pays=tuple(_pays(side.costs, colours) for side in components.sides),
+        abilities={},
         two_for_one={pair: {t: _two_for_one(pair, t) for t in colours}
                      for pair in combinations_with_replacement(colours, 2)},
         one_for_one={g: {t: _one_for_one(g, t) for t in colours} for g in colours},
         extra_chosen={t: _extra_chosen(t) for t in colours})
+    for ability in ABILITIES[1:]:  # while the bag holds every colour
+        tables.abilities[ability] = _Table(
+            lambda held, ability=ability: tuple(_ability_moves(
+                tables, colours, ability, dict(zip(colours, held, strict=True)), colours)))
+    return tables
+
+
+def _ability_moves(moves: _MoveTables, colours: tuple[str, ...], ability: str,
+                   store: dict[str, int], in_bag: Sequence[str]) -> list[Action]:
+    """The moves of one special ability for the cubes in ``store`` (colour -> count, in
+    colour order) while the bag holds a cube of the colours ``in_bag``."""
+    held = [c for c, n in store.items() if n]
+    out: list[Action] = []
+    if ability == "redraw":
+        out += _redraw_choices(tuple([(c, store[c]) for c in held]))
+    elif ability == "two-for-one":
+        for pair in combinations_with_replacement(held, 2):
+            if pair[0] == pair[1] and store[pair[0]] < 2:
+                continue
+            take = moves.two_for_one[pair]
+            for t in _in_bag_with(colours, in_bag, pair):
+                out.append(take[t])
+    elif ability == "one-for-one":
+        for g in held:
+            take = moves.one_for_one[g]
+            for t in _in_bag_with(colours, in_bag, (g,)):
+                out.append(take[t])
+    elif ability == "extra-random":
+        if in_bag:  # bag_size()
+            out.append(_EXTRA_RANDOM)
+    elif ability == "extra-chosen":
+        out += [moves.extra_chosen[t] for t in in_bag]
+    return out
+
+
+def _in_bag_with(colours: tuple[str, ...], in_bag: Sequence[str], given: tuple[str, ...]
+                 ) -> Sequence[str]:
+    """The colours the bag holds a cube of once ``given`` is put in (``in_bag``: those it
+    holds now), in colour order (counts are never negative)."""
+    if given[0] in in_bag and given[-1] in in_bag:
+        return in_bag
+    return [c for c in colours if c in in_bag or c in given]
 
 
 _CHANCE_PHASES = frozenset({"production", "redraw", "extra"})
+_PICKER_PHASES = frozenset({"first-pick", "pick", "discard"})  # the picker acts (else: active)
 _BUILDINGS = (BuyPublicity, BuildRestaurant, BuildDiner, BuildBistro)
 _WANTS = {
     "first-pick": "a cube taken for the first choice (TakeCube)",
@@ -511,7 +662,7 @@ class BurgerJointState(GameState):
         self.fresh: list[dict[str, int]] = [self._empty() for _ in range(PLAYERS)]
         self.areas: dict[str, dict[str, int]] = {
             a: self._empty() for a in (GENERAL, *(s.id for s in self.sides))}
-        self._moves = _move_tables(self.colours, tuple(self.areas))  # read only, shared
+        self._moves = _move_tables(components)  # read only, shared
         self.basics = [s.start_basics for s in self.sides]
         self.diners: list[list[str]] = [list(s.start_diners) for s in self.sides]
         self.bistros: list[list[str]] = [[] for _ in range(PLAYERS)]
@@ -596,18 +747,17 @@ class BurgerJointState(GameState):
         """The area each colour's drawn cubes go to (read only): cubes of a diner colour held
         by one player but not the other go to that player's area; the rest to the general
         area."""
-        return _areas_by_colour(self.colours, self.sides[0].id, tuple(self.diners[0]),
-                                self.sides[1].id, tuple(self.diners[1]))
+        diners = self.diners
+        return self._moves.areas_of[tuple(diners[0]), tuple(diners[1])]
 
     # --- who acts -----------------------------------------------------------------------
     def current_player(self) -> int:
-        if self.phase == "over":
-            return TERMINAL
-        if self.phase in _CHANCE_PHASES:
-            return CHANCE
-        if self.phase in ("first-pick", "pick", "discard"):
+        phase = self.phase
+        if phase in _PICKER_PHASES:
             return self.picker
-        return self.active
+        if phase == "trade" or phase == "build":
+            return self.active
+        return TERMINAL if phase == "over" else CHANCE
 
     def is_terminal(self) -> bool:
         return self.phase == "over"
@@ -630,54 +780,75 @@ class BurgerJointState(GameState):
     def sample_chance(self) -> Action:
         if self.phase not in _CHANCE_PHASES:
             raise IllegalMoveError("turn order", "no cube is to be drawn now")
-        bag = self.bag
         pool: list[str] = []
-        for c in self.colours:
-            pool += [c] * bag[c]
+        for c, n in self.bag.items():  # in colour order
+            pool += [c] * n
         drawn = self.rng.next().sample(pool, self.to_draw)
         return _draw_cubes(tuple(sorted(drawn, key=self.colours.index)))
 
     # --- legal moves --------------------------------------------------------------------
-    def _compute_legal(self) -> list[Action]:
+    def _compute_legal(self) -> Sequence[Action]:
         phase = self.phase
-        if phase in _CHANCE_PHASES or phase == "over":
-            return []  # chance outcomes: chance_outcomes()
-        if phase in ("first-pick", "pick"):
+        if phase == "trade" or phase == "build":
+            return self._trading(self.active)
+        if phase == "discard":  # every choice of exactly the cubes over seven
+            return self._moves.discards[tuple(self.storage[self.picker].values())]
+        if phase == "first-pick" or phase == "pick":
             return self._takes(self.picker)
-        if phase == "discard":
-            return self._discards(self.picker)
-        p = self.active  # trading and building
+        return []  # chance outcomes: chance_outcomes(); none once over
+
+    def _trading(self, p: int) -> list[Action]:
+        """Trading and building: the trades, the special abilities (while trading), the
+        buildings, the end of building. Looked up by the cubes in storage (their counts in
+        colour order): the trades while the bag holds every colour, and what they pay for."""
+        moves = self._moves
+        held = tuple(self.storage[p].values())
         out: list[Action] = []
-        if phase == "trade":
-            out += self._trades(p)
+        if self.phase == "trade":
+            trades = moves.trades[held]
+            if trades:
+                bag = self.bag
+                if 0 in bag.values():  # the colours the bag lacks cannot be taken
+                    for trade in trades:
+                        if bag[trade.take] > 0:
+                            out.append(trade)
+                else:
+                    out += trades
             if self.bistros[p]:  # abilities come with bistros
-                out += self._abilities(p)
-        out += self._builds(p)
+                out += self._abilities(p, held)
+        pays_publicity, pays_restaurant, pays_diner, pays_bistro = moves.pays[p][held]
+        comps = self.components
+        if pays_publicity and self.publicity[p] < len(comps.publicity_vp):
+            # the first publicity of a turn moves the marker down and may steal too; a later
+            # one does either (the marker alone, or a steal alone)
+            out.append(_PUBLICITY)
+            out += moves.steals[self.publicity_bought == 0][tuple(self.storage[1 - p].values())]
+        basics, diners, bistros = self.basics[p], self.diners[p], self.bistros[p]
+        if pays_restaurant and basics < len(comps.basic_vp) and (
+                comps.tokens_per_player - basics - len(diners) - len(bistros)):
+            out.append(_BUILD_RESTAURANT)
+        if pays_diner and basics:  # a colour he has no diner of
+            out += moves.diners_left[tuple(diners)]
+        if pays_bistro and diners:
+            out += [_build_bistro(b.id, d) for b in comps.bistros
+                    if b.id not in bistros for d in diners]
         out.append(_END_BUILDING)
         return out
 
-    def _takes(self, p: int) -> list[Action]:
-        """The cubes the picker may take now (TakeCube)."""
-        # loops rather than comprehensions on these hot paths: on Python 3.11 a comprehension
-        # is a function call of its own
-        areas, table = self.areas, self._moves.take
-        out: list[Action] = []
-        for a in (GENERAL,) if self.phase == "pick" else self._pickable_areas(p):
-            take = table[a]
-            for c, n in areas[a].items():
-                if n:
-                    out.append(take[c])
-        return out
-
-    def _discards(self, p: int) -> list[Action]:
-        """Every choice of exactly the cubes over seven."""
-        store = self.storage[p]
-        excess = sum(store.values()) - self.components.storage_limit
-        held = []
-        for c in self.colours:
-            if store[c]:
-                held.append((c, store[c]))
-        return list(_discard_choices(tuple(held), excess))
+    def _takes(self, p: int) -> tuple[TakeCube, ...]:
+        """The cubes the picker may take now (TakeCube): at his first choice from the general
+        area or his own (from the other's if neither has a cube), after it from the general
+        area; area by area, a cube of each colour there in colour order."""
+        areas, offer = self.areas, self._moves.offer
+        general = offer[GENERAL][tuple(areas[GENERAL].values())]
+        if self.phase == "pick":
+            return general
+        own = self.sides[p].id
+        mine = offer[own][tuple(areas[own].values())]
+        if general or mine:
+            return general + mine
+        other = self.sides[1 - p].id
+        return offer[other][tuple(areas[other].values())]
 
     def _pickable_areas(self, player: int) -> list[str]:
         """First choice: the general area or the player's own; if neither has a cube, any."""
@@ -688,20 +859,6 @@ class BurgerJointState(GameState):
         if any(areas[GENERAL].values()) or any(areas[own[1]].values()):
             return own
         return [GENERAL, self.sides[self.other(player)].id]
-
-    def _trades(self, p: int) -> list[Action]:
-        rate = self.components.trade_rate
-        out: list[Action] = []
-        in_bag = None
-        for g, n in self.storage[p].items():
-            if n >= rate:
-                if in_bag is None:
-                    in_bag = self._in_bag()
-                trade = self._moves.trade[g]
-                for t in in_bag:
-                    if t != g:  # the colour given is not taken back
-                        out.append(trade[t])
-        return out
 
     def _in_bag(self) -> list[str]:
         """The colours the bag holds a cube of, in colour order."""
@@ -716,70 +873,24 @@ class BurgerJointState(GameState):
         owned = [bistro[b].ability for b in self.bistros[p]]
         return [a for a in owned if a != "none" and a not in self.used]
 
-    def _abilities(self, p: int) -> list[Action]:
+    def _abilities(self, p: int, held: tuple[int, ...]) -> list[Action]:
+        """The moves of the abilities the player's bistros give and he has not used this turn;
+        ``held``: his storage's counts in colour order. Looked up by them while the bag holds
+        every colour."""
         owned = self._owned_abilities(p)
         if not owned:
             return []
-        store, colours, moves = self.storage[p], self.colours, self._moves
-        held = []
-        for c in colours:
-            if store[c]:
-                held.append(c)
-        in_bag = self._in_bag()
+        bag = self.bag
+        full = 0 not in bag.values()
+        in_bag = self.colours if full else self._in_bag()
+        table = self._moves.abilities
         out: list[Action] = []
         for ability in owned:
-            if ability == "redraw":
-                out += _redraw_choices(tuple([(c, store[c]) for c in held]))
-            elif ability == "two-for-one":
-                for pair in combinations_with_replacement(held, 2):
-                    if pair[0] == pair[1] and store[pair[0]] < 2:
-                        continue
-                    take = moves.two_for_one[pair]
-                    for t in self._in_bag_with(in_bag, pair):
-                        out.append(take[t])
-            elif ability == "one-for-one":
-                for g in held:
-                    take = moves.one_for_one[g]
-                    for t in self._in_bag_with(in_bag, (g,)):
-                        out.append(take[t])
-            elif ability == "extra-random":
-                if self.bag_size():
-                    out.append(_EXTRA_RANDOM)
-            elif ability == "extra-chosen":
-                out += [moves.extra_chosen[t] for t in in_bag]
-        return out
-
-    def _in_bag_with(self, in_bag: list[str], given: tuple[str, ...]) -> list[str]:
-        """The colours the bag holds a cube of once ``given`` is put in (``in_bag``: those it
-        holds now, _in_bag()), in colour order (counts are never negative)."""
-        if given[0] in in_bag and given[-1] in in_bag:
-            return in_bag
-        return [c for c in self.colours if c in in_bag or c in given]
-
-    def _builds(self, p: int) -> list[Action]:
-        out: list[Action] = []
-        comps, store, costs = self.components, self.storage[p], self.sides[p].costs
-        if self.publicity[p] < len(comps.publicity_vp) and _affords(store, costs["publicity"]):
-            # the first publicity of a turn moves the marker down and may steal too; a later
-            # one does either (the marker alone, or a steal alone)
-            victim = self.storage[1 - p]
-            out.append(_PUBLICITY)
-            steal = self._moves.steal[self.publicity_bought == 0]
-            for c, n in victim.items():
-                if n:
-                    out.append(steal[c])
-        basics, diners = self.basics[p], self.diners[p]
-        tokens = comps.tokens_per_player - basics - len(diners) - len(self.bistros[p])
-        if tokens and basics < len(comps.basic_vp) and _affords(store, costs["basic_restaurant"]):
-            out.append(_BUILD_RESTAURANT)
-        if basics and _affords(store, costs["specialty_diner"]):  # a colour he has no diner of
-            diner = self._moves.diner
-            for c in self.colours:
-                if c not in diners:
-                    out.append(diner[c])
-        if diners and _affords(store, costs["upscale_bistro"]):
-            out += [_build_bistro(b.id, d) for b in comps.bistros
-                    if b.id not in self.bistros[p] for d in diners]
+            if full:
+                out += table[ability][held]
+            else:
+                out += _ability_moves(self._moves, self.colours, ability, self.storage[p],
+                                      in_bag)
         return out
 
     # --- checking -----------------------------------------------------------------------
@@ -912,18 +1023,24 @@ class BurgerJointState(GameState):
         # dispatched on the exact class (_check let through only listed moves, and a DrawCubes
         # at a draw): an isinstance test of an Action class costs a Python-level ABC check
         kind = type(action)
-        if self.phase in _CHANCE_PHASES:
-            assert isinstance(action, DrawCubes)
-            return self._apply_draw(action.colours)
         if kind is TakeCube:  # listed only while cubes are picked: the picker takes it
             p = self.picker
             colour, area = action.colour, action.area
             self.areas[area][colour] -= 1
             self.fresh[p][colour] += 1
             self.taken[p] += 1
-            text = f"{self.names[p]} takes a {colour} cube from the {area} area"
-            self._advance_picker()  # _next_pick(), without a call more at every take
-            return text + self._settle_pick()
+            # _next_pick(), written out: the next picker, then his take if he has no choice
+            if self.phase != "first-pick":
+                self.picker = 1 - p  # the other player
+            elif p == self.active:
+                self.picker = 1 - p
+            else:
+                self._to_general()
+            return f"{self.names[p]} takes a {colour} cube from the {area} area" + (
+                self._settle_pick())
+        if self.phase in _CHANCE_PHASES:
+            assert isinstance(action, DrawCubes)
+            return self._apply_draw(action.colours)
         # current_player(): the picker discards; the active player trades and builds
         p = self.picker if self.phase == "discard" else self.active
         name = self.names[p]
@@ -1012,12 +1129,17 @@ class BurgerJointState(GameState):
         self.to_draw = 0
         if self.phase == "production":
             area_of, areas = self._areas(), self.areas
-            placed: dict[str, list[str]] = {}
-            for c in colours:
-                placed.setdefault(area_of[c], []).append(c)
+            placed: dict[str, tuple[str, ...]] = {}  # area -> its cubes, in the order drawn
             for c, n in _counts(colours):
                 bag[c] -= n
-                areas[area_of[c]][c] += n
+                a = area_of[c]
+                areas[a][c] += n
+                placed[a] = placed.get(a, ()) + (c,) * n
+            if not _together(colours):  # listed cube by cube, as drawn
+                placed = {}
+                for c in colours:
+                    a = area_of[c]
+                    placed[a] = placed.get(a, ()) + (c,)
             text = "drawn: " + "; ".join([f"{', '.join(cs)} to the {a} area"
                                           for a, cs in placed.items()])
             self.phase, self.picker = "first-pick", self.active
@@ -1070,7 +1192,7 @@ class BurgerJointState(GameState):
         """Skip a player who has taken all his cubes; take a cube for a player who has no choice
         (docs: forced takes); when both have all (or none is left), the new cubes go into main
         storage and trading begins."""
-        said: list[str] = []
+        said = ""
         out = 0  # cubes left to take; only a take lessens it
         for cubes in self.areas.values():
             out += sum(cubes.values())
@@ -1091,22 +1213,25 @@ class BurgerJointState(GameState):
             options = self._takes(p)
             # the cube the picker must take, when he has no choice: one colour in one area he
             # may take from, or every cube left is his (the other player has all of his)
-            q = 1 - p
-            if len(options) != 1 and not (self.phase == "pick" and out <= need and taken[q]
-                                          >= min(limit, len(diners[q]) + len(bistros[q]))):
+            if len(options) != 1 and (self.phase != "pick" or out > need or taken[1 - p] < min(
+                    limit, len(diners[1 - p]) + len(bistros[1 - p]))):
                 # the picker chooses among these: they are this position's legal actions
                 self._legal = options
-                return "".join(said) if said else ""
+                return said
             forced = options[0]
-            assert type(forced) is TakeCube
             colour, area = forced.colour, forced.area
             self.areas[area][colour] -= 1
             out -= 1
             self.fresh[p][colour] += 1
-            self.taken[p] += 1
-            said.append(f"; {self.names[p]} must take the {colour} cube from the {area} area")
+            taken[p] += 1
+            said += f"; {self.names[p]} must take the {colour} cube from the {area} area"
             self._advance_picker()
-        if out:  # both took their cubes: what is left goes back into the bag
+        return said + self._end_production(out)
+
+    def _end_production(self, out: int) -> str:
+        """Both took their cubes (or none is left): what is left (``out`` cubes) goes back
+        into the bag, the new cubes into main storage, and trading begins."""
+        if out:
             bag = self.bag
             for area_cubes in self.areas.values():
                 for c, n in area_cubes.items():
@@ -1121,7 +1246,7 @@ class BurgerJointState(GameState):
                     fresh[c] = 0
         self.phase = "trade"
         self.used, self.publicity_bought = [], 0
-        return "".join(said) + "; the new cubes go into main storage"
+        return "; the new cubes go into main storage"
 
     def _end_building(self, p: int) -> str:
         """Calculating Current Score (twelve or more wins), then Discard Excess Cubes."""
@@ -1301,3 +1426,10 @@ class BurgerJointState(GameState):
         if self.phase not in (*_CHANCE_PHASES, *_WANTS, "over"):
             raise StateFormatError(f"unknown phase {self.phase!r}")
         self.check_conservation()
+        # the counts in colour order, whatever order the file lists them in: the tables of
+        # moves are looked up by the counts of a place in colour order
+        colours = self.colours
+        self.bag = {c: self.bag[c] for c in colours}
+        self.storage = [{c: s[c] for c in colours} for s in self.storage]
+        self.fresh = [{c: s[c] for c in colours} for s in self.fresh]
+        self.areas = {a: {c: cubes[c] for c in colours} for a, cubes in self.areas.items()}

@@ -452,11 +452,39 @@ class GameState(ABC):
         self.seed = seed
         self.options = dict(options)
         self.rng = ChanceRng(seed)
-        self.log: list[dict[str, Any]] = []
+        self.log = []  # every applied action's entry (the property below)
         self.origin: dict[str, Any] | None = None  # where the log starts, if not at a new game
         self.sealed: dict[int, Action] = {}  # sealed choices at a simultaneous step
         self._reveals = False
         self._legal: Sequence[Action] | None = None  # legal_actions(), until the next change
+
+    # --- the log ----------------------------------------------------------------------------
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        """Every applied action's entry: ``{"actor", "action" (its JSON), "text"}``, with
+        ``private_to`` and ``public_text`` when only one player may read it and ``reveal``
+        when it revealed a hidden thing. An entry's action is written out as JSON when the
+        log is next read after its step (the action is immutable, so the entry is the one
+        its step would have written): random play that never reads the log builds none. The
+        same list throughout; an entry is never changed once written."""
+        unread = self._unread
+        if unread:
+            log = self._log
+            for entry in unread:
+                if type(entry) is tuple:  # (actor, action, text), see _play
+                    entry = {"actor": entry[0], "action": entry[1].to_json(), "text": entry[2]}
+                log.append(entry)
+            unread.clear()
+        return self._log
+
+    @log.setter
+    def log(self, entries: list[dict[str, Any]]) -> None:
+        self._log = entries
+        self._unread: list[Any] = []  # entries not read yet, in order: see _play
+
+    def log_length(self) -> int:
+        """``len(log)``, without writing out the entries no one has read yet."""
+        return len(self._log) + len(self._unread)
 
     # --- creation -------------------------------------------------------------------------
     @classmethod
@@ -590,14 +618,18 @@ class GameState(ABC):
             text, public = result
         else:
             text = result
-        entry: dict[str, Any] = {"actor": actor if actor >= 0 else _ACTOR_NAMES.get(actor, actor),
-                                 "action": action.to_json(), "text": text}
+        who = actor if actor >= 0 else _ACTOR_NAMES.get(actor, actor)
+        if private is None and not self._reveals:
+            # the entry, to be written out when the log is read (the log property)
+            self._unread.append((who, action, text))
+            return
+        entry: dict[str, Any] = {"actor": who, "action": action.to_json(), "text": text}
         if private is not None:
             entry["private_to"] = private
             entry["public_text"] = public
         if self._reveals:
             entry["reveal"] = True
-        self.log.append(entry)
+        self._unread.append(entry)
 
     def _seal(self, action: Action, player: int | None) -> None:
         acting = self.acting_players()
@@ -654,11 +686,13 @@ class GameState(ABC):
         written)."""
         shared = {k: v for k, v in self.__dict__.items()
                   if k in self._SHARED or isinstance(v, ComponentIndex)}
-        own = {k: v for k, v in self.__dict__.items() if k not in shared and k != "log"}
+        own = {k: v for k, v in self.__dict__.items()
+               if k not in shared and k != "_log" and k != "_unread"}
         twin = object.__new__(type(self))
         twin.__dict__.update(pickle.loads(pickle.dumps(own, protocol=pickle.HIGHEST_PROTOCOL)))
         twin.__dict__.update(shared)
-        twin.log = list(self.log)
+        twin.log = list(self._log)
+        twin._unread = list(self._unread)
         return twin
 
     # read-only attributes a clone shares (a mode adds its own tables; indexes always are)

@@ -35,6 +35,7 @@ from companion.rules.burger_joint import (
 )
 from companion.rules.components import ComponentError
 from companion.rules.protocol import StateFormatError, UndoRefusedError
+from companion.rules.simulate import steps
 
 BURGER, PIZZA = 0, 1
 DATA = Path(__file__).resolve().parents[2] / "companion" / "rules" / "data" / "burger_joint.yaml"
@@ -125,6 +126,19 @@ def test_cubes_of_a_diner_held_by_one_player_go_to_his_area():
     s.apply_action(DrawCubes(("black", "yellow", "green", "red")))
     assert s.areas["burger"]["black"] == 1 and s.areas["burger"]["yellow"] == 1
     assert s.areas["pizza"]["green"] == 1 and s.areas["pizza"]["red"] == 1
+
+
+def test_a_draw_is_written_area_by_area_in_the_order_the_cubes_are_listed():
+    """A random draw lists its cubes in colour order; the table may list them in any order,
+    and the log writes each area's cubes as listed."""
+    s = position(phase="production")
+    s.apply_action(DrawCubes(("white", "red", "brown", "white")))
+    assert s.log[-1]["text"].startswith("drawn: white, brown, white to the general area; red "
+                                        "to the pizza area")
+    s = position(phase="production")
+    s.apply_action(DrawCubes(("white", "white", "brown", "red")))
+    assert s.log[-1]["text"].startswith("drawn: white, white, brown to the general area; red "
+                                        "to the pizza area")
 
 
 def test_cubes_of_a_diner_held_by_both_or_neither_go_to_the_general_area():
@@ -554,6 +568,31 @@ def test_json_round_trip_and_conservation_on_load():
     saved["state"]["bag"]["red"] = -1
     with pytest.raises(StateFormatError, match="zero or more"):
         BurgerJointState.from_json(saved)
+
+
+def test_a_saved_position_lists_its_counts_in_any_colour_order():
+    """The moves are looked up by each place's counts in colour order: a saved position whose
+    counts are listed in another order loads in colour order and offers the same moves, at
+    every kind of step of a random game."""
+    state = BurgerJointState.new(2, 5)
+    phases = set()
+    for n, _ in enumerate(steps(state, 5)):
+        if n % 7 or state.is_terminal():
+            continue
+        saved = json.loads(json.dumps(state.to_json()))
+        place = saved["state"]
+        place["bag"] = dict(reversed(place["bag"].items()))
+        place["storage"] = [dict(reversed(s.items())) for s in place["storage"]]
+        place["fresh"] = [dict(reversed(s.items())) for s in place["fresh"]]
+        place["areas"] = {a: dict(reversed(c.items())) for a, c in place["areas"].items()}
+        loaded = BurgerJointState.from_json(saved)
+        assert list(loaded.bag) == list(state.colours)
+        assert all(list(s) == list(state.colours) for s in (*loaded.storage, *loaded.fresh,
+                                                             *loaded.areas.values()))
+        assert loaded.to_json() == state.to_json()
+        assert loaded.legal_actions() == state.legal_actions()
+        phases.add(state.phase)
+    assert {"first-pick", "pick", "trade", "discard"} <= phases
 
 
 def test_undo_takes_back_a_build_but_not_a_draw():
