@@ -138,6 +138,7 @@ DISC_SIZES = (0.94, 0.97, 1.0, 1.03, 1.06)  # a token's size as seen, times the 
 # levels, both blurred a little, each lit as the median ground by the ground between RING_MM
 # from the cell's centre, outside the socket)
 DIFFERENT_BY = 25.0
+WASHED_OUT = 0.05  # a face with this share of its disc clipped by the camera is named
 CLIPPED = 245.0  # a channel this bright (blurred a little) may have been clipped by the camera
 RING_MM = (18.0, 19.5)
 # A cell's print is checked against the plan by two kinds of evidence (see _occupancy): new
@@ -182,6 +183,19 @@ class CutFaces:
     ground: np.ndarray  # the board's plain ground in the photos (BGR), all of them together
     poses: dict[int, np.ndarray]  # each photo's board pose (board mm -> px), by layout index
     found: dict[int, Any] = field(default_factory=dict)  # and the locator's BoardPose
+    # photo file -> its cells whose face the camera clipped over WASHED_OUT of its disc
+    washed_out: dict[str, list[str]] = field(default_factory=dict)
+
+
+def washed_out_warnings(cut: CutFaces) -> list[str]:
+    """What to tell of the photos whose faces the camera partly washed out (clipped): they
+    are learnt, from less than the photo could have shown; each to take again in softer light
+    if one can."""
+    return [f"{photo}: {len(cells)} face{'s' if len(cells) > 1 else ''} partly washed out by "
+            f"the light (cell{'s' if len(cells) > 1 else ''} {', '.join(cells)}): the reader "
+            "learns them less well. If you can, take this photo again in softer light or with "
+            "a shorter exposure, and enroll again"
+            for photo, cells in cut.washed_out.items()]
 
 
 def describe(face: Label) -> str:
@@ -248,12 +262,17 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     faces: dict[str, np.ndarray] = {}
     where: dict[str, str] = {}
     profiles: dict[str, np.ndarray] = {}
+    washed_out: dict[str, list[str]] = {}
+    face_disc = _disc_mask(FACE_PX, FACE_PX / 2 * 0.97)
     size = int(round(2 * half * ppm))
     ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
     bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
+        # a channel this bright tells only that the print is at least as bright (a pixel
+        # more, as the lens spreads what it clips)
+        at_most = cv2.dilate((frame >= CLIPPED).astype(np.uint8) * 255, np.ones((3, 3)))
         not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
@@ -284,9 +303,11 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                 disc = rectify(frame, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 disc = _sharpened(disc, blur_mm[layout.index] * FACE_PX / seen_mm)
                 disc = _lit_evenly(disc, np.median(seen[ring], axis=0), ground)
+                clipped = rectify(at_most, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
+                if (clipped > 127).any(axis=2)[face_disc].mean() >= WASHED_OUT:
+                    washed_out.setdefault(layout.file_name, []).append(cell_name(index))
                 # short of the rim's outer edge, where the token's own shadow begins
-                cut = np.dstack([disc, (_disc_mask(FACE_PX, FACE_PX / 2 * 0.97) * 255)
-                                 .astype(np.uint8)])
+                cut = np.dstack([disc, (face_disc * 255).astype(np.uint8)])
                 if face.kind in ("ingredient", "coin"):
                     profiles[face.name] = _profile(disc.astype(np.float32), ground)
             faces[face.name] = cut
@@ -295,7 +316,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     problems += _sides_alike(faces, profiles, where)
     if problems:
         raise EnrollError(problems)
-    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located)
+    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
+                    washed_out)
 
 
 def _locate_on_rig(locator: Any, frame: np.ndarray, empty: Any) -> Any:
@@ -867,6 +889,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
     faces = sum(1 for lay in layouts for f in lay.faces if f.kind != "empty")
     log(f"finding the board and cutting {faces} faces from {len(layouts)} photos ...")
     cut = cut_faces(photos, layouts)
+    for warning in washed_out_warnings(cut):
+        log(f"note: {warning}")
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("onnx") is None:
         raise EnrollError(["the photos are good, but learning from them needs the training "
                            "extra (torch and onnx): pip install -e '.[train]', or enroll on a "
@@ -891,7 +915,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
             raise EnrollError(wrong)
         meta["edition"] = {"photos": str(photos_dir.resolve()), "faces": len(cut.faces),
                            "enrolled": datetime.now(UTC).isoformat(timespec="seconds"),
-                           "photo_cells_read_right": read_right}
+                           "photo_cells_read_right": read_right,
+                           "washed_out": cut.washed_out}
         (work / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         if out.is_dir():
             out.rmdir()  # empty, checked above

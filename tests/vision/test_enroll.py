@@ -282,26 +282,34 @@ def test_a_photo_in_another_light_is_cut_and_a_token_missing_there_still_named(
 
 
 def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(edition, photos,
-                                                                          tmp_path):
+                                                                          tmp_path, cut):
     """The shoppers' photo under a strong green cast, the board's ground clipped in green: each
     shopper is cut as its pawn (about its art's area), not its socket, whose tint a clipped
-    ground changes: only what differs whatever the camera clipped is the pawn."""
+    ground changes: only what differs whatever the camera clipped is the pawn. The cats' faces
+    there, washed out, are named, to be taken again in softer light."""
     import shutil
 
     import cv2
 
-    from companion.vision.enroll import cut_faces, load_photos
+    from companion.rules.food_alley.market import name
+    from companion.vision.enroll import cut_faces, load_photos, washed_out_warnings
 
     plan = enrollment_plan()
     folder = Path(shutil.copytree(photos, tmp_path / "photos"))
     last = folder / plan[-1].file_name
     frame = cv2.imread(str(last)).astype(np.float32)
     cv2.imwrite(str(last), np.clip(frame * [1.1, 2.2, 1.3], 0, 255).astype(np.uint8))
-    cut = cut_faces(load_photos(folder, plan), plan)
+    cast = cut_faces(load_photos(folder, plan), plan)
     for player in food_alley().player_colours:
         art = cv2.imread(str(edition / f"shopper-{player}.png"), cv2.IMREAD_UNCHANGED)
-        area = (cut.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
+        area = (cast.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
         assert 0.6 < area / (art[:, :, 3] > 128).sum() < 1.6, player
+    cats = {name(i) for i, face in enumerate(plan[-1].faces) if face.kind.startswith("cat")}
+    named = set(cast.washed_out[plan[-1].file_name])
+    assert named <= cats and len(named) > len(cats) / 2
+    assert len(cut.washed_out.get(plan[-1].file_name, [])) < len(named) / 2
+    assert any(w.startswith(plan[-1].file_name) and "softer light" in w and "enroll again" in w
+               for w in washed_out_warnings(cast))
 
 
 def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition):
