@@ -312,18 +312,30 @@ def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(editio
                for w in washed_out_warnings(cast))
 
 
-def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition):
-    """Enrollment's first photo: the empty board of an edition whose title is in a font the
-    reader's art lacks, a glare over one plain corner and a shadow over another, so neither
-    the title nor three plain corners orient it. The title corner holds by far the most fine
-    detail (print) of the four: 13 to 59 times the next on 30 drawn editions' empty boards."""
+def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition,
+                                                                              tmp_path):
+    """Enrollment's first photo: the empty board of an edition whose title is in letters the
+    reader's art lacks (here its own title mirrored, as another script would be), a glare
+    over one plain corner and a shadow over another, so neither the title nor three plain
+    corners orient it. The title corner holds by far the most fine detail (print) of the
+    four: 13 to 59 times the next on 30 drawn editions' empty boards."""
+    import shutil
+
+    import cv2
+
     from companion.vision.assets import Label
     from companion.vision.geometry import BoardGeometry
     from companion.vision.locate import BoardNotFoundError, Locator
     from companion.vision.synth import SceneStyle, render_scene
 
+    art = Path(shutil.copytree(edition, tmp_path / "edition"))
+    board = cv2.imread(str(art / "board.png"))
+    mm = board.shape[1] / BoardGeometry.from_components().board  # the art's pixels a mm
+    title = board[int(14 * mm):int(27 * mm), int(10 * mm):int(77 * mm)]
+    title[:] = title[:, ::-1].copy()
+    cv2.imwrite(str(art / "board.png"), board)
     scene = render_scene(np.random.default_rng([970000, 555]), [Label("empty")] * 25,
-                         style=SceneStyle(hand_probability=0.0), art=edition)
+                         style=SceneStyle(hand_probability=0.0), art=art)
     with pytest.raises(BoardNotFoundError, match="row 1 cannot be told from the others"):
         Locator().locate(scene.frame)
     found = Locator(empty_board=True).locate(scene.frame)
