@@ -191,11 +191,17 @@ def washed_out_warnings(cut: CutFaces) -> list[str]:
     """What to tell of the photos whose faces the camera partly washed out (clipped): they
     are learnt, from less than the photo could have shown; each to take again in softer light
     if one can."""
-    return [f"{photo}: {len(cells)} face{'s' if len(cells) > 1 else ''} partly washed out by "
-            f"the light (cell{'s' if len(cells) > 1 else ''} {', '.join(cells)}): the reader "
-            "learns them less well. If you can, take this photo again in softer light or with "
-            "a shorter exposure, and enroll again"
-            for photo, cells in cut.washed_out.items()]
+    out = []
+    for photo, cells in cut.washed_out.items():
+        laid = sum(1 for place in cut.where.values() if place.startswith(f"{photo},"))
+        which = (f"all {laid} faces" if len(cells) == laid > 1 else
+                 f"{len(cells)} face{'s' if len(cells) > 1 else ''} (cell"
+                 f"{'s' if len(cells) > 1 else ''} {', '.join(cells)})")
+        them = "them" if len(cells) > 1 else "it"
+        out.append(f"{photo}: {which} partly washed out by the light: the reader learns {them} "
+                   "less well. If you can, take this photo again in softer light or with a "
+                   "shorter exposure, and enroll again")
+    return out
 
 
 def describe(face: Label) -> str:

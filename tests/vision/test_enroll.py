@@ -281,6 +281,22 @@ def test_a_photo_in_another_light_is_cut_and_a_token_missing_there_still_named(
         "cell looks empty"]
 
 
+def test_washed_out_faces_are_named_by_photo_and_cell_or_as_all_of_a_photo():
+    from companion.vision.enroll import CutFaces, washed_out_warnings
+
+    where = {f"ingredient:egg-{i}": f"layout-01.jpg, cell c{i}" for i in range(1, 4)}
+    where |= {f"coin:egg-{i}": f"layout-02.jpg, cell a{i}" for i in range(1, 4)}
+    cut = CutFaces(np.zeros((4, 4, 3), np.uint8), {}, where, np.zeros(3), {}, {},
+                   {"layout-01.jpg": ["c1", "c2", "c3"], "layout-02.jpg": ["a2"]})
+    whole, one = washed_out_warnings(cut)
+    assert whole.startswith("layout-01.jpg: all 3 faces partly washed out by the light: the "
+                            "reader learns them less well")
+    assert one.startswith("layout-02.jpg: 1 face (cell a2) partly washed out by the light: "
+                          "the reader learns it less well")
+    assert all("take this photo again in softer light" in w for w in (whole, one))
+    assert washed_out_warnings(CutFaces(cut.board, {}, where, cut.ground, {}, {})) == []
+
+
 def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(edition, photos,
                                                                           tmp_path, cut):
     """The shoppers' photo under a strong green cast, the board's ground clipped in green: each
