@@ -45,12 +45,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
-        cases: list[tuple[str, Path | None]] = [
-            (f"edition {seed}", draw_edition(work / f"art-{seed}", seed)) for seed in args.editions]
+        # each edition photographed from its own camera pose, in its own light (drawn from its
+        # seed): a light and an edition are not measured together twice
+        cases: list[tuple[str, Path | None, int]] = [
+            (f"edition {seed}", draw_edition(work / f"art-{seed}", seed), seed)
+            for seed in args.editions]
         if args.stock:
-            cases.append(("the bundled art", None))
-        for n, (name, art) in enumerate(cases):
-            photos = plan_photos(work / f"photos-{n}", art, 50 + n)
+            cases.append(("the bundled art", None, 50))
+        for n, (name, art, light) in enumerate(cases):
+            photos = plan_photos(work / f"photos-{n}", art, light)
             model = work / f"model-{n}"
             started = time.time()
             enroll(photos, model, log=lambda _: None)
