@@ -1029,13 +1029,7 @@ class BurgerJointState(GameState):
             self.areas[area][colour] -= 1
             self.fresh[p][colour] += 1
             self.taken[p] += 1
-            # _next_pick(), written out: the next picker, then his take if he has no choice
-            if self.phase != "first-pick":
-                self.picker = 1 - p  # the other player
-            elif p == self.active:
-                self.picker = 1 - p
-            else:
-                self._to_general()
+            self._advance_picker()  # then his take if he has no choice
             return f"{self.names[p]} takes a {colour} cube from the {area} area" + (
                 self._settle_pick())
         if self.phase in _CHANCE_PHASES:
@@ -1163,13 +1157,9 @@ class BurgerJointState(GameState):
             self.phase, self.picker = "first-pick", self.active
             self._settle_pick()
 
-    def _next_pick(self) -> str:
+    def _advance_picker(self) -> None:
         """After a take: the other player's first choice, then the rest alternately from the
         general area, the active player first."""
-        self._advance_picker()
-        return self._settle_pick()
-
-    def _advance_picker(self) -> None:
         if self.phase != "first-pick":
             self.picker = 1 - self.picker  # the other player
         elif self.picker == self.active:

@@ -276,9 +276,9 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
-        # a channel this bright tells only that the print is at least as bright (a pixel
-        # more, as the lens spreads what it clips)
-        at_most = cv2.dilate((frame >= CLIPPED).astype(np.uint8) * 255, np.ones((3, 3)))
+        # where the camera clipped some channel (a pixel more, as the lens spreads it)
+        clipped = cv2.dilate((frame.max(axis=2) >= CLIPPED).astype(np.uint8) * 255,
+                             np.ones((3, 3)))
         not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
@@ -309,8 +309,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                 disc = rectify(frame, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 disc = _sharpened(disc, blur_mm[layout.index] * FACE_PX / seen_mm)
                 disc = _lit_evenly(disc, np.median(seen[ring], axis=0), ground)
-                clipped = rectify(at_most, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
-                if (clipped > 127).any(axis=2)[face_disc].mean() >= WASHED_OUT:
+                lost = rectify(clipped, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
+                if (lost[face_disc] > 127).mean() >= WASHED_OUT:
                     washed_out.setdefault(layout.file_name, []).append(cell_name(index))
                 # short of the rim's outer edge, where the token's own shadow begins
                 cut = np.dstack([disc, (face_disc * 255).astype(np.uint8)])
