@@ -31,7 +31,7 @@ def art_dir() -> Path:
 def art_name(name: str, folder: Path | None = None) -> str:
     """The name :func:`load_art` takes for an art file of another edition's ``folder`` (the
     bundled art when None)."""
-    return name if folder is None else str(Path(folder) / name)
+    return name if folder is None else str(Path(folder).resolve() / name)
 
 
 @lru_cache(maxsize=512)
@@ -41,7 +41,10 @@ def load_art(name: str) -> np.ndarray:
     path = art_dir() / name
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
-        raise AssetError(f"cannot read art {path}: reinstall the package or restore the file")
+        bundled = path.parent == art_dir()
+        raise AssetError(f"cannot read art {path}: " + (
+            "reinstall the package or restore the file" if bundled else
+            "restore that model folder's art, or enroll the edition again"))
     if image.shape[2] == 3:
         image = np.dstack([image, np.full(image.shape[:2], 255, np.uint8)])
     return image.astype(np.float32) / 255.0

@@ -17,7 +17,7 @@ import yaml
 
 from companion.rules.components import Components, food_alley
 from companion.vision.artcheck import ArtCheck, face_down, families, shared_layouts
-from companion.vision.assets import cell_label
+from companion.vision.assets import AssetError, cell_label, load_art
 from companion.vision.classify import (
     CellModel,
     ModelError,
@@ -136,17 +136,23 @@ class BoardReader:
         self.geometry = BoardGeometry.from_components(self.components)
         # an enrolled edition's model folder holds its art (its board, each face)
         self.art = folder / "art" if (folder / "art" / "board.png").is_file() else None
-        self.locator = Locator(self.geometry, self.config.locate, self.art)
         self.caps = capacities(self.components)
         self.cut = CellCutter(self.geometry, crop_px=self.model.size, crop_mm=self.model.crop_mm)
-        self.tone_reference = (tone_reference(self.geometry, self.art)
-                               if self.model.tone == "board" else None)
-        self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art)
         backs = face_down(self.model.labels)
         groups = families(self.model.labels, self.components)
         self.families = [(members, backs.get(key), self.model.labels[members[0]].kind)
                          for key, members in groups.items()]
-        self.shared_layouts = shared_layouts(self.model.labels, groups, self.art)
+        try:
+            self.locator = Locator(self.geometry, self.config.locate, self.art)
+            self.tone_reference = (tone_reference(self.geometry, self.art)
+                                   if self.model.tone == "board" else None)
+            self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art)
+            self.shared_layouts = shared_layouts(self.model.labels, groups, self.art)
+            for label in self.model.labels if self.art else ():  # read now, not mid-game
+                if label.art(self.art):
+                    load_art(label.art(self.art) or "")
+        except AssetError as exc:  # an enrolled model folder's art, missing or damaged
+            raise ModelError(str(exc)) from exc
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
         self.edition_known = False  # a board has shown the reader's art (see _check_edition)
         self.edition_match: float | None = None  # how well the last board checked matched it

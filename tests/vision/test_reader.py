@@ -124,6 +124,27 @@ def test_malformed_reader_settings_are_refused(model_copy):
         BoardReader(model_copy)
 
 
+def test_an_enrolled_model_is_found_by_a_relative_path_and_its_damaged_art_refused(
+        model_copy, fixtures, monkeypatch):
+    """An enrolled model folder (here the bundled art, as enrollment writes it) read from
+    the folder above it, as `companion scan --model NAME` does: its art is looked for in it,
+    not among the bundled files. A damaged face in it is refused when the reader opens, naming
+    the file, not in the middle of a game."""
+    from companion.vision.assets import art_dir, load_art
+
+    shutil.copytree(art_dir(), model_copy / "art")
+    monkeypatch.chdir(model_copy.parent)
+    image, truth = fixtures[0]
+    reader = BoardReader(Path(model_copy.name))
+    assert reader.read(read_image(image)).found
+    (model_copy / "art" / "token-rice-3-coin.png").write_bytes(b"not a picture")
+    load_art.cache_clear()
+    with pytest.raises(ModelError, match="token-rice-3-coin.png: restore that model folder's "
+                                         "art, or enroll the edition again"):
+        BoardReader(Path(model_copy.name))
+    load_art.cache_clear()
+
+
 def test_model_with_an_unknown_tone_mapping_is_refused(model_copy):
     meta = json.loads((model_copy / "cells.json").read_text())
     meta["input"]["tone"] = "sepia"
