@@ -334,7 +334,8 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
     print(f"Teach the reader your edition: photograph these {len(layouts)} layouts with the "
           "camera on its rig, one photo each, named as shown. Row 1 is on the title side; a "
           "token by its name lies ingredient side up, with (coin) coin side up; 'cat blue ?' "
-          "is any blue cat lying face down.\n")
+          "is any blue cat lying face down. The coins are shown twice, each in two photos: "
+          "their marks are small, and a second look in another place sees them better.\n")
     for layout in layouts:
         if layout.index == 0:
             print(f"{layout.file_name}: the empty board, nothing on it.\n")

@@ -2,9 +2,10 @@
 
 A real box's tokens, cats and board look different from the art the reader ships with. To learn
 them, the player photographs a few layouts on the rig: first the empty board, then layouts that
-together show every face once: both sides of each token, each cat of each colour face up, a cat
-of each colour face down, and each shopper. The plan is derived from the component list, so a
-corrected list changes the plan, never the code.
+together show every face: both sides of each token, each cat of each colour face up, a cat of
+each colour face down, and each shopper; the photos left over show the coin sides a second time.
+The plan is derived from the component list, so a corrected list changes the plan, never the
+code.
 """
 
 from __future__ import annotations
@@ -67,6 +68,14 @@ def faces_to_show(components: Components) -> list[Label]:
     return faces
 
 
+def faces_seen_twice(components: Components) -> list[Label]:
+    """The faces the plan shows again where photos are left: the coin sides, one price's coins
+    being told apart only by their ingredient's mark, the smallest printed difference in the
+    box; a second photo of each, in its own light and place, halves what one glare or one
+    clipped highlight can take from them."""
+    return [Label("coin", token=t.id) for t in components.tokens]
+
+
 def _fits(face: Label, placed: list[Label], cats_per_colour: int) -> bool:
     """A face can join a layout: each physical thing lies once (a token shows one side), and
     a cat lies face down only if its colour has a cat not face up in the layout."""
@@ -85,7 +94,8 @@ def _fits(face: Label, placed: list[Label], cats_per_colour: int) -> bool:
 
 
 def enrollment_plan(components: Components | None = None) -> list[Layout]:
-    """The layouts to photograph, the empty board first; every face in exactly one layout.
+    """The layouts to photograph, the empty board first; every face in one layout, and as many
+    of :func:`faces_seen_twice` as the photos left fit in another.
 
     :raises PlanError: if the faces need more than MAX_PHOTOS photos.
     """
@@ -102,6 +112,17 @@ def enrollment_plan(components: Components | None = None) -> list[Layout]:
     if len(filled) + 1 > MAX_PHOTOS:
         raise PlanError(f"the component list has {len(faces_to_show(c))} faces: they need "
                         f"{len(filled) + 1} photos, more than {MAX_PHOTOS}")
+    # the photos left over show the faces told apart by the least a second time
+    for face in faces_seen_twice(c):
+        for placed in filled:
+            if len(placed) < CELLS and _fits(face, placed, cats_per_colour) \
+                    and face not in placed:
+                placed.append(face)
+                break
+        else:
+            if len(filled) + 1 >= MAX_PHOTOS:
+                break
+            filled.append([face])
     empty = Label("empty")
     layouts = [Layout(0, (empty,) * CELLS)]
     for n, placed in enumerate(filled, start=1):
@@ -270,6 +291,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     profiles: dict[str, np.ndarray] = {}
     washed_out: dict[str, list[str]] = {}
     face_disc = _disc_mask(FACE_PX, FACE_PX / 2 * 0.97)
+    # each token's or cat's cuts, with where the camera clipped them, and the place of each
+    views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]] = {}
     size = int(round(2 * half * ppm))
     ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
     bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
@@ -314,12 +337,22 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                     washed_out.setdefault(layout.file_name, []).append(cell_name(index))
                 # short of the rim's outer edge, where the token's own shadow begins
                 cut = np.dstack([disc, (face_disc * 255).astype(np.uint8)])
-                if face.kind in ("ingredient", "coin"):
+                if face.kind in ("ingredient", "coin") and face.name not in profiles:
                     profiles[face.name] = _profile(disc.astype(np.float32), ground)
+                views.setdefault(face.name, []).append(
+                    (cut, (lost > 127).astype(np.float32), place))
+                continue
             faces[face.name] = cut
             where[face.name] = place
         problems += _empty_cells_differ(layout, not_empty)
-    problems += _sides_alike(faces, profiles, where)
+    # a token's two sides compared as first cut, before a second photo's cut is merged in
+    firsts = {name: seen_in[0][0] for name, seen_in in views.items()}
+    for name, seen_in in views.items():
+        where[name] = seen_in[0][2]
+    turned_over = _sides_alike(firsts, profiles, where)
+    problems += turned_over + _second_views_differ(views, firsts, turned_over)
+    for name, seen_in in views.items():
+        faces[name] = _merged_views(seen_in)
     if problems:
         raise EnrollError(problems)
     return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
@@ -348,6 +381,7 @@ def _locate_on_rig(locator: Any, frame: np.ndarray, empty: Any) -> Any:
 TURN_PX = 64  # faces are turned onto each other at this size
 MARKS_PX = 128  # and the coins' marks, which are small, at this
 COARSE_TURN_DEG = 3.0
+MAX_SHIFT_PX = 24.0  # two cuts of a face lie at most this far apart (FACE_PX), once turned
 # a face's pixel is its own where it differs from its family's median by this much (grey
 # levels, after a slight blur), the median's where it differs by less than SAME_BELOW
 OWN_ABOVE = 30.0
@@ -391,7 +425,7 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         # then each onto the family's median, a steadier reference than any one photo's face
         median = np.median(np.stack([f[:, :, :3] for f in turned]), axis=0).astype(np.uint8)
         reference = np.dstack([median, first[:, :, 3]])
-        turned = [_turned_onto(f, reference) for f in turned]
+        turned = [_moved_onto(_turned_onto(f, reference), reference) for f in turned]
         colours = np.stack([f[:, :, :3].astype(np.float32) for f in turned])
         median = np.median(colours, axis=0)
         smooth_median = cv2.GaussianBlur(median, (0, 0), 2)
@@ -452,10 +486,66 @@ def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray
     return out
 
 
+def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray:
+    """One face from its cuts in several photos: each turned and moved onto the first, and
+    averaged where the camera saw it (a pixel one photo clipped is the others')."""
+    first = views[0][0]
+    if len(views) == 1:
+        return first
+    total = np.zeros(first.shape[:2] + (3,), np.float64)
+    weight = np.zeros(first.shape[:2] + (1,), np.float64)
+    for cut, lost, _ in views:
+        angle = _turn_onto(cut, first) if cut is not first else 0.0
+        c = (cut.shape[1] - 1) / 2
+        m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
+        colour = cv2.warpAffine(cut[:, :, :3], m, cut.shape[1::-1], flags=cv2.INTER_CUBIC,
+                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        lost = cv2.warpAffine(lost, m, cut.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+        if cut is not first:  # the disc's centre as cut, a pixel or two apart
+            grey = [cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                    for x in (first[:, :, :3], colour.clip(0, 255).astype(np.uint8))]
+            window = cv2.createHanningWindow(grey[0].shape[::-1], cv2.CV_32F)
+            (dx, dy), _ = cv2.phaseCorrelate(grey[1], grey[0], window)
+            if np.hypot(dx, dy) <= MAX_SHIFT_PX:
+                shift = np.float32([[1, 0, dx], [0, 1, dy]])
+                colour = cv2.warpAffine(colour, shift, cut.shape[1::-1],
+                                        flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+                lost = cv2.warpAffine(lost, shift, cut.shape[1::-1],
+                                      borderMode=cv2.BORDER_REPLICATE)
+        seen = (1.0 - 0.99 * np.clip(lost, 0, 1))[:, :, None]
+        total += seen * colour
+        weight += seen
+    merged = np.clip(total / weight, 0, 255).astype(np.uint8)
+    return np.dstack([merged, first[:, :, 3]])
+
+
+def _second_views_differ(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
+                         firsts: dict[str, np.ndarray], named: list[str]) -> list[str]:
+    """A face the plan shows twice whose later cut looks less like its first than like its
+    token's other side: that token lay the wrong way up in the later photo. A token already
+    ``named`` the wrong way up in its first photos is left to that message."""
+    problems = []
+    for name, seen_in in views.items():
+        kind, token = name.split(":", 1)
+        other = f"{'coin' if kind == 'ingredient' else 'ingredient'}:{token}"
+        if kind not in ("ingredient", "coin") or other not in firsts or any(
+                f": {token} should lie" in problem for problem in named):
+            continue
+        for cut, _, place in seen_in[1:]:
+            if _alike(cut, firsts[other]) >= max(SIDES_ALIKE, _alike(cut, seen_in[0][0])):
+                problems.append(f"{place}: {token} should lie {kind} side up, but the face "
+                                f"looks like its other side: turn it over")
+    return problems
+
+
 def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
-    """``face`` (BGRA) turned about its centre to lie as ``reference`` does: the turn whose
-    grey levels correlate best inside the disc, every COARSE_TURN_DEG, then to a quarter
-    degree near it."""
+    """``face`` (BGRA) turned about its centre to lie as ``reference`` does."""
+    return _turned(face, _turn_onto(face, reference))
+
+
+def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
+    """The turn (degrees) that lays ``face`` as ``reference`` lies: the one whose grey levels
+    correlate best inside the disc, every COARSE_TURN_DEG, then to a quarter degree near it."""
     mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
 
     def grey(image: np.ndarray) -> np.ndarray:
@@ -477,7 +567,31 @@ def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
     best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
     best = max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25), key=score)
-    return _turned(face, float(best))
+    return float(best)
+
+
+def _shift_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """How far (px) ``face`` lies from ``reference``, both BGR(A) and turned alike: the phase
+    correlation of their grey levels' detail (the light across a face left out); (0, 0) when
+    further than MAX_SHIFT_PX, which no cut is off."""
+    def detail(image: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
+                            cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return grey - cv2.GaussianBlur(grey, (0, 0), 8)
+
+    a, b = detail(face), detail(reference)
+    window = cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
+    (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
+    return (dx, dy) if np.hypot(dx, dy) <= MAX_SHIFT_PX else (0.0, 0.0)
+
+
+def _moved_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """``face`` (BGRA) moved to lie where ``reference`` does (:func:`_shift_onto`)."""
+    dx, dy = _shift_onto(face, reference)
+    shift = np.float32([[1, 0, dx], [0, 1, dy]])
+    colour = cv2.warpAffine(face[:, :, :3], shift, face.shape[1::-1], flags=cv2.INTER_CUBIC,
+                            borderMode=cv2.BORDER_REPLICATE)
+    return np.dstack([colour, face[:, :, 3]])
 
 
 def _turned(face: np.ndarray, angle: float) -> np.ndarray:
@@ -686,7 +800,8 @@ def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: floa
     (``differs``: differences that hold whatever the camera clipped), transparent elsewhere.
     Its shadow is left out (the renderer and the light of play cast their own): ground that
     is only darker, its hue kept, than the rest of the socket is against the empty board's
-    photo (so an overall change of light is no shadow). So is a shadow's edge beside it that
+    photo (so an overall change of light is no shadow), judged in the channels the camera did
+    not clip on the ground there. So is a shadow's edge beside it that
     the empty board's photo did not have, and any speck far smaller than the pawn's largest
     part."""
     within = _disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
@@ -695,6 +810,11 @@ def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: floa
     unchanged = within & ~differs
     if unchanged.any():
         ratio /= np.maximum(np.median(ratio[unchanged], axis=0), 1e-3)
+        # a channel the camera clipped on the ground here tells nothing of how much darker a
+        # shadow is: the others judge it
+        clipped = np.median(seen[unchanged], axis=0) >= CLIPPED
+        if not clipped.all():
+            ratio = ratio[:, :, ~clipped]
     shade = ((ratio.max(axis=2) < SHADOW_RATIO[1]) & (ratio.min(axis=2) > SHADOW_RATIO[0])
              & (ratio.max(axis=2) - ratio.min(axis=2) < SHADOW_HUE))
     mask = (differs & within & ~shade).astype(np.uint8)

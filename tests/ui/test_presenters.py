@@ -239,8 +239,9 @@ def test_the_enrollment_plan_shows_each_photo_as_pictures_of_what_to_lay():
     assert plan.cells()[4]["picture"] == "token-chicken-1-coin.png"  # the other side shown
     plan.step(99)
     assert plan.last and plan.index == len(plan.layouts) - 1
-    last = plan.cells()
-    assert {"picture": "cat-blue-back.png", "caption": "blue ?"} in last
+    assert plan.cells()[-1]["picture"] is None  # the last photo's cells left empty
+    plan.step(-2)
+    assert {"picture": "cat-blue-back.png", "caption": "blue ?"} in plan.cells()
     for layout_index in range(len(plan.layouts)):
         plan.index = layout_index
         for cell in plan.cells():
