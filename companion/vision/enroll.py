@@ -204,7 +204,8 @@ class CutFaces:
     ground: np.ndarray  # the board's plain ground in the photos (BGR), all of them together
     poses: dict[int, np.ndarray]  # each photo's board pose (board mm -> px), by layout index
     found: dict[int, Any] = field(default_factory=dict)  # and the locator's BoardPose
-    # photo file -> its cells whose face the camera clipped over WASHED_OUT of its disc
+    # photo file -> its cells whose face the camera clipped over WASHED_OUT of its disc (the
+    # empty board's photo: its sockets so clipped)
     washed_out: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -214,6 +215,13 @@ def washed_out_warnings(cut: CutFaces) -> list[str]:
     if one can."""
     out = []
     for photo, cells in cut.washed_out.items():
+        if photo == Layout(0, ()).file_name:  # the empty board
+            s = "s" if len(cells) > 1 else ""
+            out.append(f"{photo}: the empty board washed out by the light on cell{s} "
+                       f"{', '.join(cells)}: the faces laid there in the other photos are "
+                       "cut less well. If you can, take this photo again in softer light or "
+                       "with a shorter exposure, and enroll again")
+            continue
         laid = sum(1 for place in cut.where.values() if place.startswith(f"{photo},"))
         which = (f"all {laid} faces" if len(cells) == laid > 1 else
                  f"{len(cells)} face{'s' if len(cells) > 1 else ''} (cell"
@@ -297,6 +305,13 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
     bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
+    # a socket the empty board's photo washed out: what is laid there later is judged and cut
+    # against a blank
+    socket = _disc_mask(size, g.token / 2 * ppm)
+    blank = [cell_name(i) for i, bare in enumerate(bare_cells)
+             if (bare.max(axis=2)[socket] >= CLIPPED).mean() >= WASHED_OUT]
+    if blank:
+        washed_out[layouts[0].file_name] = blank
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
         # where the camera clipped some channel (a pixel more, as the lens spreads it)

@@ -360,6 +360,11 @@ def test_washed_out_faces_are_named_by_photo_and_cell_or_as_all_of_a_photo():
     assert one.startswith("layout-02.jpg: 1 face (cell a2) partly washed out by the light: "
                           "the reader learns it less well")
     assert all("take this photo again in softer light" in w for w in (whole, one))
+    cut.washed_out = {"layout-00.jpg": ["c3", "d3"]}
+    assert washed_out_warnings(cut) == [
+        "layout-00.jpg: the empty board washed out by the light on cells c3, d3: the faces "
+        "laid there in the other photos are cut less well. If you can, take this photo again "
+        "in softer light or with a shorter exposure, and enroll again"]
     assert washed_out_warnings(CutFaces(cut.board, {}, where, cut.ground, {}, {})) == []
 
 
