@@ -829,7 +829,8 @@ class EnrollPlanScreen(KioskScreen):
         layout = p.layout
         self.ids.title.text = app.t("enroll.title", n=p.index + 1, total=len(p.layouts),
                                     file=layout.file_name)
-        self.ids.hint.text = app.t("enroll.empty" if p.first else "enroll.lay")
+        self.ids.hint.text = app.t("enroll.empty" if p.first else "enroll.lay") + (
+            " " + app.t("enroll.again") if p.shown_again else "")
         self.ids.previous.disabled = p.first
         self.ids.next.disabled = p.last
 

@@ -590,6 +590,12 @@ class EnrollPlanPresenter:
     def step(self, by: int) -> None:
         self.index = min(max(self.index + by, 0), len(self.layouts) - 1)
 
+    @property
+    def shown_again(self) -> bool:
+        """This photo shows faces an earlier one showed (the coins' second look)."""
+        earlier = {f for lay in self.layouts[:self.index] for f in lay.faces if f.kind != "empty"}
+        return any(f in earlier for f in self.layout.faces if f.kind != "empty")
+
     def cells(self) -> list[dict[str, str | None]]:
         """The 25 cells, row 1 first: the art file to show (None: leave it empty) and a
         caption (a token's name, a cat's colour and value, ``?`` face down, a shopper's

@@ -240,8 +240,11 @@ def test_the_enrollment_plan_shows_each_photo_as_pictures_of_what_to_lay():
     plan.step(99)
     assert plan.last and plan.index == len(plan.layouts) - 1
     assert plan.cells()[-1]["picture"] is None  # the last photo's cells left empty
+    assert plan.shown_again  # the coins' second look
     plan.step(-2)
     assert {"picture": "cat-blue-back.png", "caption": "blue ?"} in plan.cells()
+    plan.index = 3
+    assert not plan.shown_again  # the coins' first look
     for layout_index in range(len(plan.layouts)):
         plan.index = layout_index
         for cell in plan.cells():
