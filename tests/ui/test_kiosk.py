@@ -373,6 +373,7 @@ def shoot(name):
 
 def step(dt):
     if app.root.current != "settings" and "settings" not in seen:
+        app.set_language("fr")  # the longer sentences: the hardest fit at 800x480
         app.show("settings")
     elif "settings" not in seen:
         seen["settings"] = {"problems": audit(app.root, (Window.width, Window.height))}
@@ -397,14 +398,15 @@ app.run()
 
 def test_the_photos_that_teach_the_reader_are_shown_as_pictures(tmp_path):
     """Settings > Your box's art: each photo of the plan, its cells as pictures of the faces
-    to lay, the empty board first; nothing overflows at 800x480."""
+    to lay, the empty board first; nothing overflows at 800x480, in French (the longest
+    sentences), a photo that shows coins again included."""
     env = dict(os.environ, SDL_VIDEODRIVER="offscreen", KIVY_NO_ARGS="1",
                KIVY_HOME=str(tmp_path / "kivy"), KIVY_NO_CONSOLELOG="1")
     out = subprocess.run([sys.executable, "-c", ENROLL_SCREEN, str(tmp_path / "data"),
                           str(tmp_path)], env=env, capture_output=True, text=True, timeout=120)
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert not seen["settings"]["problems"]
-    assert seen["empty"]["pictures"] == 0 and seen["empty"]["title"].startswith("Photo 1 of 9")
+    assert seen["empty"]["pictures"] == 0 and seen["empty"]["title"].startswith("Photo 1 sur 9")
     assert seen["coins"]["pictures"] == 25 and "layout-03.jpg" in seen["coins"]["title"]
     assert seen["last"]["pictures"] == 19 and not seen["last"]["next"]  # the coins again
     for name in ("empty", "coins", "last"):
