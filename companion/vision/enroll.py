@@ -115,8 +115,7 @@ def enrollment_plan(components: Components | None = None) -> list[Layout]:
     # the photos left over show the faces told apart by the least a second time
     for face in faces_seen_twice(c):
         for placed in filled:
-            if len(placed) < CELLS and _fits(face, placed, cats_per_colour) \
-                    and face not in placed:
+            if len(placed) < CELLS and _fits(face, placed, cats_per_colour):
                 placed.append(face)
                 break
         else:
@@ -361,9 +360,9 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             where[face.name] = place
         problems += _empty_cells_differ(layout, not_empty)
     # a token's two sides compared as first cut, before a second photo's cut is merged in
-    firsts = {name: seen_in[0][0] for name, seen_in in views.items()}
-    for name, seen_in in views.items():
-        where[name] = seen_in[0][2]
+    firsts: dict[str, np.ndarray] = {}
+    for name, ((first, _, place), *_) in views.items():
+        firsts[name], where[name] = first, place
     turned_over = _sides_alike(firsts, profiles, where)
     problems += turned_over + _second_views_differ(views, firsts, turned_over)
     for name, seen_in in views.items():
@@ -509,29 +508,48 @@ def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray
         return first
     total = np.zeros(first.shape[:2] + (3,), np.float64)
     weight = np.zeros(first.shape[:2] + (1,), np.float64)
-    for cut, lost, _ in views:
-        angle = _turn_onto(cut, first) if cut is not first else 0.0
-        c = (cut.shape[1] - 1) / 2
-        m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
-        colour = cv2.warpAffine(cut[:, :, :3], m, cut.shape[1::-1], flags=cv2.INTER_CUBIC,
-                                borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        lost = cv2.warpAffine(lost, m, cut.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-        if cut is not first:  # the disc's centre as cut, a pixel or two apart
-            grey = [cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                    for x in (first[:, :, :3], colour.clip(0, 255).astype(np.uint8))]
-            window = cv2.createHanningWindow(grey[0].shape[::-1], cv2.CV_32F)
-            (dx, dy), _ = cv2.phaseCorrelate(grey[1], grey[0], window)
-            if np.hypot(dx, dy) <= MAX_SHIFT_PX:
-                shift = np.float32([[1, 0, dx], [0, 1, dy]])
-                colour = cv2.warpAffine(colour, shift, cut.shape[1::-1],
-                                        flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
-                lost = cv2.warpAffine(lost, shift, cut.shape[1::-1],
-                                      borderMode=cv2.BORDER_REPLICATE)
+    for n, (cut, lost, _) in enumerate(views):
+        colour = first[:, :, :3].astype(np.float32)
+        if n:
+            colour, lost = _laid_onto(cut, lost, first)
         seen = (1.0 - 0.99 * np.clip(lost, 0, 1))[:, :, None]
         total += seen * colour
         weight += seen
     merged = np.clip(total / weight, 0, 255).astype(np.uint8)
     return np.dstack([merged, first[:, :, 3]])
+
+
+def _laid_onto(cut: np.ndarray, lost: np.ndarray, first: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Another photo's cut of a face (BGRA) and its clipped share, turned and moved onto the
+    first cut (the disc's centre as cut, a pixel or two apart): (colour float32, lost)."""
+    turn = _turning(cut.shape[0], _turn_onto(cut, first))
+    colour = _warped(cut[:, :, :3], turn, cv2.INTER_CUBIC).astype(np.float32)
+    lost = _warped(lost, turn)
+    dx, dy = _offset(*(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float32)
+                       for x in (colour.clip(0, 255).astype(np.uint8), first[:, :, :3])))
+    move = np.float32([[1, 0, dx], [0, 1, dy]])
+    return _warped(colour, move, cv2.INTER_CUBIC), _warped(lost, move)
+
+
+def _turning(size: int, angle: float) -> np.ndarray:
+    """The 2x3 map turning a size x size face about its centre by angle degrees."""
+    c = (size - 1) / 2
+    return cv2.getRotationMatrix2D((c, c), angle, 1.0)
+
+
+def _warped(image: np.ndarray, m: np.ndarray, flags: int = cv2.INTER_LINEAR) -> np.ndarray:
+    """A face (or a mask over it) under a 2x3 map, its edge carried outward."""
+    return cv2.warpAffine(image, m, image.shape[1::-1], flags=flags,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def _offset(image: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """How far (px) one grey image lies from another of the same design: their phase
+    correlation; (0, 0) when further than MAX_SHIFT_PX, which no cut is off."""
+    window = cv2.createHanningWindow(image.shape[::-1], cv2.CV_32F)
+    (dx, dy), _ = cv2.phaseCorrelate(image, reference, window)
+    return (dx, dy) if np.hypot(dx, dy) <= MAX_SHIFT_PX else (0.0, 0.0)
 
 
 def _second_views_differ(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
@@ -587,34 +605,26 @@ def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
 
 def _shift_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     """How far (px) ``face`` lies from ``reference``, both BGR(A) and turned alike: the phase
-    correlation of their grey levels' detail (the light across a face left out); (0, 0) when
-    further than MAX_SHIFT_PX, which no cut is off."""
+    correlation of their grey levels' detail (:func:`_offset`; the light across a face left
+    out)."""
     def detail(image: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
                             cv2.COLOR_BGR2GRAY).astype(np.float32)
         return grey - cv2.GaussianBlur(grey, (0, 0), 8)
 
-    a, b = detail(face), detail(reference)
-    window = cv2.createHanningWindow(a.shape[::-1], cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(a, b, window)
-    return (dx, dy) if np.hypot(dx, dy) <= MAX_SHIFT_PX else (0.0, 0.0)
+    return _offset(detail(face), detail(reference))
 
 
 def _moved_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``face`` (BGRA) moved to lie where ``reference`` does (:func:`_shift_onto`)."""
     dx, dy = _shift_onto(face, reference)
-    shift = np.float32([[1, 0, dx], [0, 1, dy]])
-    colour = cv2.warpAffine(face[:, :, :3], shift, face.shape[1::-1], flags=cv2.INTER_CUBIC,
-                            borderMode=cv2.BORDER_REPLICATE)
+    colour = _warped(face[:, :, :3], np.float32([[1, 0, dx], [0, 1, dy]]), cv2.INTER_CUBIC)
     return np.dstack([colour, face[:, :, 3]])
 
 
 def _turned(face: np.ndarray, angle: float) -> np.ndarray:
     """A face (BGRA, its disc centred) turned about its centre by angle degrees."""
-    c = (face.shape[1] - 1) / 2
-    m = cv2.getRotationMatrix2D((c, c), angle, 1.0)
-    colour = cv2.warpAffine(face[:, :, :3], m, face.shape[1::-1], flags=cv2.INTER_CUBIC,
-                            borderMode=cv2.BORDER_REPLICATE)
+    colour = _warped(face[:, :, :3], _turning(face.shape[1], angle), cv2.INTER_CUBIC)
     return np.dstack([colour, face[:, :, 3]])
 
 

@@ -148,9 +148,9 @@ class BoardReader:
                                    if self.model.tone == "board" else None)
             self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art)
             self.shared_layouts = shared_layouts(self.model.labels, groups, self.art)
-            for label in self.model.labels if self.art else ():  # read now, not mid-game
-                if label.art(self.art):
-                    load_art(label.art(self.art) or "")
+            for name in (lab.art(self.art) for lab in self.model.labels) if self.art else ():
+                if name:
+                    load_art(name)  # read now, not mid-game
         except AssetError as exc:  # an enrolled model folder's art, missing or damaged
             raise ModelError(str(exc)) from exc
         self._seen: tuple[np.ndarray, np.ndarray] | None = None  # crops classified, answers
