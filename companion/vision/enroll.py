@@ -305,12 +305,16 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     # a socket the empty board's photo washed out: what is laid there later is judged and cut
-    # against a blank
+    # against the other sockets, where they are all printed alike; else against a blank
     socket = _disc_mask(size, g.token / 2 * ppm)
-    blank = [cell_name(i) for i, bare in enumerate(bare_cells)
-             if (bare.max(axis=2)[socket] >= CLIPPED).mean() >= WASHED_OUT]
-    if blank:
-        washed_out[layouts[0].file_name] = blank
+    washed = [i for i, bare in enumerate(bare_cells)
+              if (bare.max(axis=2)[socket] >= CLIPPED).mean() >= WASHED_OUT]
+    if washed:
+        washed_out[layouts[0].file_name] = [cell_name(i) for i in washed]
+        stand_in = _socket_stand_in(bare_cells, washed, ring, ground, ppm, g.token)
+        if stand_in is not None:
+            for i in washed:
+                bare_cells[i] = stand_in
     for layout in layouts[1:]:
         frame, pose = photos[layout.index], poses[layout.index]
         # where the camera clipped some channel (a pixel more, as the lens spreads it)
@@ -325,8 +329,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             structure, colour = _occupancy(seen, bare, ring, ground, ppm, g.token)
             place = f"{layout.file_name}, cell {cell_name(index)}"
             if face.kind == "empty":
-                if structure >= LOOKS_LAID or (structure >= LOOKS_LAID_WITH_COLOUR[0]
-                                               and colour >= LOOKS_LAID_WITH_COLOUR[1]):
+                if _looks_laid(structure, colour):
                     not_empty.append(cell_name(index))
                 continue
             if structure < LOOKS_EMPTY[0] and colour < LOOKS_EMPTY[1]:
@@ -663,6 +666,31 @@ def _occupancy(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.
     colour = _differs(seen, bare, ring, ground, certain=True)
     return (float(new[socket].mean()),
             float(colour[_disc_mask(size, token_mm / 2 * 0.9 * ppm)].mean()))
+
+
+def _socket_stand_in(bare_cells: list[np.ndarray], washed: list[int], ring: np.ndarray,
+                     ground: np.ndarray, ppm: float, token_mm: float) -> np.ndarray | None:
+    """What a washed-out socket of the empty board's photo would have shown: the median of
+    the sockets the light left alone, each lit evenly as ``ground`` by the plain ground round
+    it. Only if the sockets are printed alike, as the photo shows: every one left alone looks
+    empty against it, by the test an empty cell of a later photo passes (:func:`_occupancy`).
+    None otherwise, or with too few sockets seen plain."""
+    seen = [i for i in range(len(bare_cells)) if i not in washed]
+    if len(seen) < len(bare_cells) // 2:
+        return None
+    lit = [_lit_by_ring(bare_cells[i], ring, ground)[0] for i in seen]
+    stand_in = np.median(np.stack(lit), axis=0).astype(np.float32)
+    if any(_looks_laid(*_occupancy(cell, stand_in, ring, ground, ppm, token_mm))
+           for cell in lit):
+        return None
+    return stand_in
+
+
+def _looks_laid(structure: float, colour: float) -> bool:
+    """Whether a cell that should be empty shows something laid, by :func:`_occupancy`'s
+    new structure and colour."""
+    return structure >= LOOKS_LAID or (structure >= LOOKS_LAID_WITH_COLOUR[0]
+                                       and colour >= LOOKS_LAID_WITH_COLOUR[1])
 
 
 def _detail(image: np.ndarray) -> np.ndarray:

@@ -403,6 +403,43 @@ def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(editio
                for w in washed_out_warnings(cast))
 
 
+def test_shoppers_on_sockets_a_glare_washed_out_in_the_empty_boards_photo_are_cut_whole(
+        edition, photos, tmp_path, cut):
+    """A glare on the empty board's photo clips the shoppers' sockets: what is laid there
+    later is compared with the other sockets, printed alike (their median, lit as the ground),
+    not with a blank, and each shopper is cut as its pawn (a white pawn on such a socket was
+    cut as a speck). The sockets are named in a note, to be photographed again."""
+    import shutil
+
+    import cv2
+
+    from companion.rules.food_alley.market import name
+    from companion.vision.enroll import cut_faces, load_photos, washed_out_warnings
+    from companion.vision.geometry import BoardGeometry, project
+
+    plan = enrollment_plan()
+    shoppers = next(lay for lay in plan if any(f.kind == "shopper" for f in lay.faces))
+    cells = [i for i, f in enumerate(shoppers.faces) if f.kind == "shopper"]
+    g = BoardGeometry.from_components()
+    folder = Path(shutil.copytree(photos, tmp_path / "photos"))
+    empty = folder / plan[0].file_name
+    frame = cv2.imread(str(empty)).astype(np.float32)
+    glare = np.zeros(frame.shape[:2], np.float32)
+    token_px = np.linalg.norm(np.diff(project(cut.poses[0], [[0, 0], [g.token, 0]]), axis=0))
+    for x, y in project(cut.poses[0], g.centres.reshape(-1, 2)[cells]):
+        cv2.circle(glare, (int(x), int(y)), int(0.7 * token_px), 1.0, -1)
+    glare = cv2.GaussianBlur(glare, (0, 0), token_px / 6)[:, :, None]
+    cv2.imwrite(str(empty), np.clip(frame + 400 * glare, 0, 255).astype(np.uint8))
+    glared = cut_faces(load_photos(folder, plan), plan)
+    assert set(glared.washed_out[plan[0].file_name]) == {name(i) for i in cells}
+    for player in food_alley().player_colours:
+        art = cv2.imread(str(edition / f"shopper-{player}.png"), cv2.IMREAD_UNCHANGED)
+        area = (glared.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
+        assert 0.45 < area / (art[:, :, 3] > 128).sum() < 1.4, player
+    assert any(w.startswith(plan[0].file_name) and "softer light" in w
+               for w in washed_out_warnings(glared))
+
+
 def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition,
                                                                               tmp_path):
     """Enrollment's first photo: the empty board of an edition whose title is in letters the
