@@ -512,9 +512,7 @@ def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray
     total = np.zeros(first.shape[:2] + (3,), np.float64)
     weight = np.zeros(first.shape[:2] + (1,), np.float64)
     for n, (cut, lost, _) in enumerate(views):
-        colour = first[:, :, :3].astype(np.float32)
-        if n:
-            colour, lost = _laid_onto(cut, lost, first)
+        colour, lost = _laid_onto(cut, lost, first) if n else (first[:, :, :3], lost)
         seen = (1.0 - 0.99 * np.clip(lost, 0, 1))[:, :, None]
         total += seen * colour
         weight += seen

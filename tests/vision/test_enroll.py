@@ -368,6 +368,17 @@ def test_washed_out_faces_are_named_by_photo_and_cell_or_as_all_of_a_photo():
     assert washed_out_warnings(CutFaces(cut.board, {}, where, cut.ground, {}, {})) == []
 
 
+def _assert_pawns_cut_whole(cut, edition: Path) -> None:  # noqa: ANN001
+    """Each shopper cut as its pawn: seen from above, 0.5 to 1.3 times its art's area here
+    (bounds 0.45 and 1.4), neither a speck nor its socket or shadow."""
+    import cv2
+
+    for player in food_alley().player_colours:
+        art = cv2.imread(str(edition / f"shopper-{player}.png"), cv2.IMREAD_UNCHANGED)
+        area = (cut.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
+        assert 0.45 < area / (art[:, :, 3] > 128).sum() < 1.4, player
+
+
 def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(edition, photos,
                                                                           tmp_path, cut):
     """The shoppers' photo under a strong green cast, the board's ground clipped in green: each
@@ -391,10 +402,7 @@ def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(editio
     frame = cv2.imread(str(cast_photo)).astype(np.float32)
     cv2.imwrite(str(cast_photo), np.clip(frame * [1.1, 2.2, 1.3], 0, 255).astype(np.uint8))
     cast = cut_faces(load_photos(folder, plan), plan)
-    for player in food_alley().player_colours:
-        art = cv2.imread(str(edition / f"shopper-{player}.png"), cv2.IMREAD_UNCHANGED)
-        area = (cast.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
-        assert 0.45 < area / (art[:, :, 3] > 128).sum() < 1.4, player
+    _assert_pawns_cut_whole(cast, edition)
     tokens = {name(i) for i, face in enumerate(shoppers.faces) if face.kind != "shopper"}
     named = set(cast.washed_out[shoppers.file_name])
     assert named <= tokens and len(named) > len(tokens) / 2
@@ -432,10 +440,7 @@ def test_shoppers_on_sockets_a_glare_washed_out_in_the_empty_boards_photo_are_cu
     cv2.imwrite(str(empty), np.clip(frame + 400 * glare, 0, 255).astype(np.uint8))
     glared = cut_faces(load_photos(folder, plan), plan)
     assert set(glared.washed_out[plan[0].file_name]) == {name(i) for i in cells}
-    for player in food_alley().player_colours:
-        art = cv2.imread(str(edition / f"shopper-{player}.png"), cv2.IMREAD_UNCHANGED)
-        area = (glared.faces[f"shopper:{player}"][:, :, 3] > 128).sum()
-        assert 0.45 < area / (art[:, :, 3] > 128).sum() < 1.4, player
+    _assert_pawns_cut_whole(glared, edition)
     assert any(w.startswith(plan[0].file_name) and "softer light" in w
                for w in washed_out_warnings(glared))
 
