@@ -73,7 +73,8 @@ class CameraView(Widget):
     """The camera's preview with the read grid drawn over it: a ring per cell, green where the
     reading is what the rules expect, red where it differs, yellow where the reader abstained."""
 
-    preview = ObjectProperty(None, allownone=True)
+    # a new frame (a dict holding an array) is always drawn: not compared with the last one
+    preview = ObjectProperty(None, allownone=True, force_dispatch=True)
     marks = ListProperty([])
     status = StringProperty("")
 
