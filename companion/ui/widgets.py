@@ -73,8 +73,9 @@ class CameraView(Widget):
     """The camera's preview with the read grid drawn over it: a ring per cell, green where the
     reading is what the rules expect, red where it differs, yellow where the reader abstained."""
 
-    # a new frame (a dict holding an array) is always drawn: not compared with the last one
-    preview = ObjectProperty(None, allownone=True, force_dispatch=True)
+    # a frame is a dict holding an array, which == cannot compare: another dict is another
+    # frame, drawn; the same one set again is not drawn twice
+    preview = ObjectProperty(None, allownone=True, comparator=lambda old, new: old is new)
     marks = ListProperty([])
     status = StringProperty("")
 
