@@ -11,6 +11,7 @@ code.
 from __future__ import annotations
 
 import json
+import warnings
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -289,8 +290,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     grounds = {k: _ground_colours(photos[k], poses[k], centres) for k in poses}
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
-    board = _lit_board(rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board)),
-                       centres, grounds[0], ground)
+    board = _board_outvoted(photos, poses, layouts, grounds, ground, g)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
     faces: dict[str, np.ndarray] = {}
@@ -823,6 +823,48 @@ def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground:
     light = np.maximum(grid @ coef, 1.0)
     gain = np.clip(ground / light, 0.5, 2.0)
     return np.clip(board.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
+def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
+                    layouts: list[Layout], grounds: dict[int, np.ndarray], ground: np.ndarray,
+                    g: Any) -> np.ndarray:
+    """The board's art (at BOARD_PPM): each photo's board lit evenly (:func:`_lit_board`),
+    every pixel the median of the photos that show it plain: inside the frame, not clipped by
+    the camera, and not within RING_MM[0] of a cell's centre where the plan laid something
+    (the token and its shadow). Every photo shows the board's print; a glare, a shadow or a
+    clipped highlight lies where one photo's light put it, and the others outvote it. A
+    socket is seen plain only where it is empty (the empty board's photo, and the last
+    layout's free cells)."""
+    from companion.vision.geometry import rectify
+
+    centres = g.centres.reshape(-1, 2)
+    size = int(round(g.board * BOARD_PPM))
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32) / BOARD_PPM
+    views, shown_plain = [], []
+    for layout in layouts:
+        frame, pose = photos[layout.index], poses[layout.index]
+        inside = np.full(frame.shape[:2], 255, np.uint8)
+        inside[[0, -1], :] = 0
+        inside[:, [0, -1]] = 0
+        unclipped = np.where(cv2.dilate((frame.max(axis=2) >= CLIPPED).astype(np.uint8),
+                                        np.ones((3, 3))) > 0, 0, inside).astype(np.uint8)
+        shown = rectify(unclipped, pose, BOARD_PPM, (g.board, g.board)) > 250
+        for (cx, cy), face in zip(centres, layout.faces, strict=True):
+            if face.kind != "empty":
+                shown &= (xs - cx) ** 2 + (ys - cy) ** 2 > RING_MM[0] ** 2
+        views.append(_lit_board(rectify(frame, pose, BOARD_PPM, (g.board, g.board)),
+                                centres, grounds[layout.index], ground))
+        shown_plain.append(shown)
+    stack = np.stack(views).astype(np.float32)
+    plain = np.stack(shown_plain)
+    stack[~np.broadcast_to(plain[..., None], stack.shape)] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a pixel no photo shows plain
+        board = np.nanmedian(stack, axis=0)
+    # nowhere shown plain (a socket the empty board's photo clipped): that photo as it is
+    unseen = ~plain.any(axis=0)
+    board[unseen] = views[0][unseen]
+    return np.clip(board, 0, 255).astype(np.uint8)
 
 
 def _sharpened(image: np.ndarray, blur_px: float) -> np.ndarray:

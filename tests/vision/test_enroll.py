@@ -416,7 +416,8 @@ def test_shoppers_on_sockets_a_glare_washed_out_in_the_empty_boards_photo_are_cu
     """A glare on the empty board's photo clips the shoppers' sockets: what is laid there
     later is compared with the other sockets, printed alike (their median, lit as the ground),
     not with a blank, and each shopper is cut as its pawn (a white pawn on such a socket was
-    cut as a speck). The sockets are named in a note, to be photographed again."""
+    cut as a speck). The sockets are named in a note, to be photographed again. A glare on
+    the plain board is left out of the board's art: the other photos show the print there."""
     import shutil
 
     import cv2
@@ -437,12 +438,26 @@ def test_shoppers_on_sockets_a_glare_washed_out_in_the_empty_boards_photo_are_cu
     for x, y in project(cut.poses[0], g.centres.reshape(-1, 2)[cells]):
         cv2.circle(glare, (int(x), int(y)), int(0.7 * token_px), 1.0, -1)
     glare = cv2.GaussianBlur(glare, (0, 0), token_px / 6)[:, :, None]
+    # and a glare on the plain board below the grid, where every photo shows the print
+    plain_mm = (100.0, 245.0)
+    (x, y), = project(cut.poses[0], [plain_mm])
+    spot = np.zeros(frame.shape[:2], np.float32)
+    cv2.circle(spot, (int(x), int(y)), int(0.4 * token_px), 1.0, -1)
+    glare += cv2.GaussianBlur(spot, (0, 0), token_px / 8)[:, :, None]
     cv2.imwrite(str(empty), np.clip(frame + 400 * glare, 0, 255).astype(np.uint8))
     glared = cut_faces(load_photos(folder, plan), plan)
     assert set(glared.washed_out[plan[0].file_name]) == {name(i) for i in cells}
     _assert_pawns_cut_whole(glared, edition)
     assert any(w.startswith(plan[0].file_name) and "softer light" in w
                for w in washed_out_warnings(glared))
+    # the board's art is each pixel as most photos show it: the glare of one is outvoted
+    px = [int(round(v * cut.board.shape[0] / g.board)) for v in plain_mm]
+    r = int(round(0.15 * g.token * cut.board.shape[0] / g.board))
+
+    def patch(board):
+        return board[px[1] - r:px[1] + r, px[0] - r:px[0] + r].astype(np.float32)
+    assert patch(glared.board).mean() - patch(cut.board).mean() < 6
+    assert np.abs(patch(glared.board) - patch(cut.board)).mean() < 8
 
 
 def test_an_edition_whose_title_the_reader_cannot_read_is_oriented_by_its_print(edition,
