@@ -47,6 +47,8 @@ class CellModel:
     std: float
     meta: dict[str, Any]
     tone: str | None = None  # "board": crops are mapped to the board's printed colours first
+    # an enrolled edition: its photos' median edge width (mm); frames sharper are softened to it
+    learnt_edge_mm: float | None = None
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, size, size, 3) uint8 BGR crops -> (N, classes) probabilities."""
@@ -111,7 +113,11 @@ def load_model(model_dir: Path | None = None, components: Components | None = No
         tone = meta["input"].get("tone")
         if tone not in (None, "board"):
             raise ValueError(f"unknown tone mapping {tone!r}")
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        edge = (meta.get("edition") or {}).get("photo_edge_mm")
+        if edge is not None and not (isinstance(edge, int | float) and 0.0 < edge < 10.0):
+            raise ValueError(f"edition.photo_edge_mm {edge!r} is not an edge width in mm")
+        learnt_edge_mm = None if edge is None else float(edge)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ModelError(f"model metadata {meta_path} is unreadable ({exc!r}): {retrain}") \
             from exc
     expected = label_names(components or food_alley())
@@ -132,7 +138,7 @@ def load_model(model_dir: Path | None = None, components: Components | None = No
         raise ModelError(f"model {onnx_path} gives {shape} outputs but its metadata lists "
                          f"{len(names)} labels: {retrain}")
     return CellModel(session, [Label.parse(n) for n in names], size, crop_mm, mean, std, meta,
-                     tone)
+                     tone, learnt_edge_mm)
 
 
 def capacities(components: Components | None = None) -> dict[str, int]:

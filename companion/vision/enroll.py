@@ -1135,7 +1135,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
         meta["edition"] = {"photos": str(photos_dir.resolve()), "faces": len(cut.faces),
                            "enrolled": datetime.now(UTC).isoformat(timespec="seconds"),
                            "photo_cells_read_right": read_right,
-                           "washed_out": cut.washed_out}
+                           "washed_out": cut.washed_out,
+                           "photo_edge_mm": photo_edge_mm(cut)}
         (work / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         if out.is_dir():
             out.rmdir()  # empty, checked above
@@ -1144,6 +1145,12 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
         shutil.rmtree(work, ignore_errors=True)
         raise
     return meta
+
+
+def photo_edge_mm(cut: CutFaces) -> float:
+    """How soft the photos were: the median width of the board's edge in them (mm), as the
+    locator measures it in play. The reader softens a sharper frame to it (reader.soften)."""
+    return round(float(np.median([found.edge_blur_mm for found in cut.found.values()])), 2)
 
 
 WRONG_NAMED = 3  # more cells of the photos read wrong than this: the learning, not the tokens

@@ -192,6 +192,11 @@ class BoardReader:
             spread_mm = np.sqrt(blur ** 2 - cfg.sharp_edge_mm ** 2) / EDGE_WIDTH_PER_SIGMA
             crops = sharpen(crops, spread_mm * self.model.size / self.model.crop_mm)
             abstain_below = max(abstain_below, cfg.blurred_abstain_below)
+        elif self.model.learnt_edge_mm and blur < self.model.learnt_edge_mm:
+            # an edition learnt from softer photos than this frame: the faces are read as soft
+            # as they were learnt, not sharper than the network has ever seen them
+            spread_mm = np.sqrt(self.model.learnt_edge_mm ** 2 - blur ** 2) / EDGE_WIDTH_PER_SIGMA
+            crops = soften(crops, spread_mm * self.model.size / self.model.crop_mm)
         probs = self._classify(crops, frame, found.pose, blur, abstain_below)
         cells = decode(probs, self.model.labels, self.caps, abstain_below=abstain_below)
         if not self.edition_known:
@@ -399,6 +404,11 @@ def sharpen(crops: np.ndarray, sigma_px: float) -> np.ndarray:
         f = crop.astype(np.float32)
         out[i] = np.clip(2 * f - cv2.GaussianBlur(f, (0, 0), sigma_px) + 0.5, 0, 255)
     return out
+
+
+def soften(crops: np.ndarray, sigma_px: float) -> np.ndarray:
+    """Each crop blurred by a Gaussian of sigma_px."""
+    return np.stack([cv2.GaussianBlur(crop, (0, 0), sigma_px) for crop in crops])
 
 
 def _unknown_grid() -> list[list[dict[str, Any]]]:

@@ -560,3 +560,21 @@ def test_the_folded_network_is_the_bundled_one():
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     assert np.abs(got - expected).max() < 1e-3
+
+
+def test_the_model_records_how_soft_the_photos_were_one_soft_photo_outvoted(cut):
+    """cells.json keeps the photos' median edge width, which the reader softens sharper
+    frames to (reader.soften): the photos' own, not one photo out of focus."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from companion.vision.enroll import photo_edge_mm
+
+    widths = [found.edge_blur_mm for found in cut.found.values()]
+    assert len(widths) == len(enrollment_plan())
+    assert min(widths) <= photo_edge_mm(cut) <= max(widths)
+    one_soft = {**cut.found, 1: SimpleNamespace(edge_blur_mm=3.0)}
+    softened = photo_edge_mm(replace(cut, found=one_soft))
+    assert softened == pytest.approx(
+        float(np.median([f.edge_blur_mm for f in one_soft.values()])), abs=0.01)
+    assert softened <= max(widths) < 3.0

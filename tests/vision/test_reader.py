@@ -15,9 +15,9 @@ import pytest
 
 from companion.vision.assets import Label, cell_label, label_names
 from companion.vision.classify import ModelError, capacities, decode, default_model_dir, load_model
-from companion.vision.geometry import cut_cells
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, cut_cells
 from companion.vision.locate import VisionError
-from companion.vision.reader import BoardReader, read_image, streak_of
+from companion.vision.reader import BoardReader, read_image, soften, streak_of
 from companion.vision.synth import SceneStyle, fringes, render_scene, unsharp
 from companion.vision.tone import apply_luts, measure_tone, tone_reference
 from companion.vision.train import CLEAR_BELOW
@@ -232,6 +232,47 @@ def test_shaken_frame_is_not_read(reader, fixtures):
     assert "blurred" in shaken.reason and "blurred" in shaken.to_json()["error"]
     steady = reader.read(frame)
     assert steady.reason is None and steady.pose.edge_blur_mm < reader.config.max_edge_blur_mm
+
+
+def test_an_edition_learnt_from_soft_photos_reads_a_sharper_frame_as_soft(model_copy,
+                                                                          fixtures):
+    """An enrolled model records how soft its photos were (their median edge width); a frame
+    sharper than that is cut and then softened by the difference (in quadrature), so the
+    network sees the faces as it learnt them; a frame as soft or softer, and the bundled
+    model, see the cells as cut."""
+    frame = read_image(fixtures[2][0])
+    meta = json.loads((model_copy / "cells.json").read_text())
+    given = {}  # the crops first classified, by the edge learnt
+    for learnt in (None, 1.8, 0.1):
+        meta.pop("edition", None)
+        meta.update({"edition": {"photo_edge_mm": learnt}} if learnt else {})
+        (model_copy / "cells.json").write_text(json.dumps(meta))
+        reader = BoardReader(model_copy)
+        assert reader.model.learnt_edge_mm == learnt
+        classify = reader.model.probabilities
+
+        def spy(crops, classify=classify, learnt=learnt):
+            given.setdefault(learnt, crops)
+            return classify(crops)
+
+        reader.model.probabilities = spy
+        found = reader.read(frame).pose
+    as_cut = cut_cells(frame, found.pose, reader.geometry, crop_px=reader.model.size,
+                       crop_mm=reader.model.crop_mm)
+    assert found.edge_blur_mm < 1.5
+    spread = np.sqrt(1.8 ** 2 - found.edge_blur_mm ** 2) / EDGE_WIDTH_PER_SIGMA
+    softened = soften(as_cut, spread * reader.model.size / reader.model.crop_mm)
+    assert np.array_equal(given[None], as_cut) and np.array_equal(given[0.1], as_cut)
+    assert np.array_equal(given[1.8], softened) and not np.array_equal(softened, as_cut)
+
+
+@pytest.mark.parametrize("edge", ["soft", -1.0, 40])
+def test_an_enrolled_model_with_a_malformed_photo_edge_is_refused(model_copy, edge):
+    meta = json.loads((model_copy / "cells.json").read_text())
+    meta["edition"] = {"photo_edge_mm": edge}
+    (model_copy / "cells.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="unreadable .*photo_edge_mm"):
+        load_model(model_copy)
 
 
 def test_out_of_focus_frame_is_sharpened_and_read_with_care(reader, fixtures):
