@@ -139,6 +139,7 @@ def plan_json(layouts: list[Layout]) -> dict[str, Any]:
 # --- learning an edition from the photos of the plan ----------------------------------------
 FACE_PX = 256  # a face's art: one token's diameter, as the bundled art
 BOARD_PPM = 4.0  # the board's art (ART_PX_PER_MM)
+BOARD_ROWS = 64  # the board's art is made this many rows at a time (memory, on a Pi)
 CENTRE_SEARCH_MM = 5.0  # how far from its cell's centre a token may lie
 PAWN_REACH = 1.15  # a shopper stands within this many token radii of its cell's centre
 PAWN_PART = 0.1  # parts of a pawn's cut at least this share of its largest part are kept
@@ -858,9 +859,11 @@ def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
     stack = np.stack(views).astype(np.float32)
     plain = np.stack(shown_plain)
     stack[~np.broadcast_to(plain[..., None], stack.shape)] = np.nan
+    board = np.empty(stack.shape[1:], np.float32)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a pixel no photo shows plain
-        board = np.nanmedian(stack, axis=0)
+        for top in range(0, size, BOARD_ROWS):  # a band at a time: the median copies its input
+            board[top:top + BOARD_ROWS] = np.nanmedian(stack[:, top:top + BOARD_ROWS], axis=0)
     # nowhere shown plain (a socket the empty board's photo clipped): that photo as it is
     unseen = ~plain.any(axis=0)
     board[unseen] = views[0][unseen]
