@@ -291,7 +291,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     grounds = {k: _ground_colours(photos[k], poses[k], centres) for k in poses}
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
-    board = _board_outvoted(photos, poses, layouts, grounds, ground, g)
+    clipped_in = {k: _clipped(photos[k]) for k in poses}
+    board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, ground, g)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
     faces: dict[str, np.ndarray] = {}
@@ -317,10 +318,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             for i in washed:
                 bare_cells[i] = stand_in
     for layout in layouts[1:]:
-        frame, pose = photos[layout.index], poses[layout.index]
-        # where the camera clipped some channel (a pixel more, as the lens spreads it)
-        clipped = cv2.dilate((frame.max(axis=2) >= CLIPPED).astype(np.uint8) * 255,
-                             np.ones((3, 3)))
+        frame, pose, clipped = photos[layout.index], poses[layout.index], clipped_in[layout.index]
         not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
@@ -826,16 +824,22 @@ def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground:
     return np.clip(board.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
+def _clipped(frame: np.ndarray) -> np.ndarray:
+    """Where the camera clipped some channel of a photo (255; a pixel more, as the lens
+    spreads it), else 0."""
+    return cv2.dilate((frame.max(axis=2) >= CLIPPED).astype(np.uint8) * 255, np.ones((3, 3)))
+
+
 def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
-                    layouts: list[Layout], grounds: dict[int, np.ndarray], ground: np.ndarray,
-                    g: Any) -> np.ndarray:
+                    clipped_in: dict[int, np.ndarray], layouts: list[Layout],
+                    grounds: dict[int, np.ndarray], ground: np.ndarray, g: Any) -> np.ndarray:
     """The board's art (at BOARD_PPM): each photo's board lit evenly (:func:`_lit_board`),
     every pixel the median of the photos that show it plain: inside the frame, not clipped by
-    the camera, and not within RING_MM[0] of a cell's centre where the plan laid something
-    (the token and its shadow). Every photo shows the board's print; a glare, a shadow or a
-    clipped highlight lies where one photo's light put it, and the others outvote it. A
-    socket is seen plain only where it is empty (the empty board's photo, and the last
-    layout's free cells)."""
+    the camera (``clipped_in``: :func:`_clipped`, by layout index), and not within RING_MM[0]
+    of a cell's centre where the plan laid something (the token and its shadow). Every photo
+    shows the board's print; a glare, a shadow or a clipped highlight lies where one photo's
+    light put it, and the others outvote it. A socket is seen plain only where it is empty
+    (the empty board's photo, and the last layout's free cells)."""
     from companion.vision.geometry import rectify
 
     centres = g.centres.reshape(-1, 2)
@@ -844,11 +848,11 @@ def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
     views, shown_plain = [], []
     for layout in layouts:
         frame, pose = photos[layout.index], poses[layout.index]
+        # the frame's outermost pixels 0: rectify repeats them beyond the frame's edge
         inside = np.full(frame.shape[:2], 255, np.uint8)
         inside[[0, -1], :] = 0
         inside[:, [0, -1]] = 0
-        unclipped = np.where(cv2.dilate((frame.max(axis=2) >= CLIPPED).astype(np.uint8),
-                                        np.ones((3, 3))) > 0, 0, inside).astype(np.uint8)
+        unclipped = np.where(clipped_in[layout.index] > 0, 0, inside).astype(np.uint8)
         shown = rectify(unclipped, pose, BOARD_PPM, (g.board, g.board)) > 250
         for (cx, cy), face in zip(centres, layout.faces, strict=True):
             if face.kind != "empty":

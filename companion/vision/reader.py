@@ -189,14 +189,12 @@ class BoardReader:
                 return Reading(True, found.corners(self.geometry), _unknown_grid(),
                                (time.perf_counter() - start) * 1000, found, refused)
             # out of focus: undo part of the blur, and read only what stays clear
-            spread_mm = np.sqrt(blur ** 2 - cfg.sharp_edge_mm ** 2) / EDGE_WIDTH_PER_SIGMA
-            crops = sharpen(crops, spread_mm * self.model.size / self.model.crop_mm)
+            crops = sharpen(crops, self._spread_px(blur, cfg.sharp_edge_mm))
             abstain_below = max(abstain_below, cfg.blurred_abstain_below)
         elif self.model.learnt_edge_mm and blur < self.model.learnt_edge_mm:
             # an edition learnt from softer photos than this frame: the faces are read as soft
             # as they were learnt, not sharper than the network has ever seen them
-            spread_mm = np.sqrt(self.model.learnt_edge_mm ** 2 - blur ** 2) / EDGE_WIDTH_PER_SIGMA
-            crops = soften(crops, spread_mm * self.model.size / self.model.crop_mm)
+            crops = soften(crops, self._spread_px(self.model.learnt_edge_mm, blur))
         probs = self._classify(crops, frame, found.pose, blur, abstain_below)
         cells = decode(probs, self.model.labels, self.caps, abstain_below=abstain_below)
         if not self.edition_known:
@@ -244,6 +242,12 @@ class BoardReader:
         if len(sure) >= 3:
             self.edition_known = True
         return None
+
+    def _spread_px(self, wide_mm: float, narrow_mm: float) -> float:
+        """The Gaussian (sigma, in crop pixels) that widens an edge narrow_mm wide to
+        wide_mm: what a blur beyond a sharp edge's spreads, or a softening adds."""
+        spread_mm = np.sqrt(wide_mm ** 2 - narrow_mm ** 2) / EDGE_WIDTH_PER_SIGMA
+        return float(spread_mm * self.model.size / self.model.crop_mm)
 
     def _cell_pitch_px(self, found: BoardPose) -> float:
         """The shortest distance between neighbouring cell centres in the frame (px)."""
