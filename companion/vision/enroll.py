@@ -471,35 +471,44 @@ def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray
         return faces
     prices = sorted(by_price)
     first = by_price[prices[0]]
-    mask = _disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
-
-    def small(name: str) -> np.ndarray:  # where it differs, whatever the colours
-        apart = cv2.resize(marks[name], (MARKS_PX, MARKS_PX), interpolation=cv2.INTER_AREA)
-        return np.abs(apart).max(axis=2)
-
-    centre = ((MARKS_PX - 1) / 2, (MARKS_PX - 1) / 2)
     out = dict(faces)
     for price in prices[1:]:
-        pairs = [(small(first[i]), small(n)) for i, n in by_price[price].items() if i in first]
+        pairs = [(_marks_small(marks[first[i]]), _marks_small(marks[n]))
+                 for i, n in by_price[price].items() if i in first]
         if len(pairs) < 2:
             continue
-
-        def score(angle: float, pairs: list = pairs) -> float:
-            m = cv2.getRotationMatrix2D(centre, angle, 1.0)
-            total = 0.0
-            for target, image in pairs:
-                turned = cv2.warpAffine(image, m, (MARKS_PX, MARKS_PX))
-                a, b = turned[mask], target[mask]
-                total += float(np.mean((a - a.mean()) * (b - b.mean()))
-                               / (a.std() * b.std() + 1e-6))
-            return total
-
-        best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
-        best = max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25),
-                   key=score)
+        best = _turn_by_marks(pairs)
         for name in by_price[price].values():
-            out[name] = _turned(faces[name], float(best))
+            out[name] = _turned(faces[name], best)
     return out
+
+
+def _turn_by_marks(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
+    """The turn (degrees) under which each pair's second image of marks (MARKS_PX, where a
+    face differs from its family) best meets its first, summed over the pairs: every
+    COARSE_TURN_DEG, then to a quarter degree near the best."""
+    mask = _disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
+    centre = ((MARKS_PX - 1) / 2, (MARKS_PX - 1) / 2)
+
+    def score(angle: float) -> float:
+        m = cv2.getRotationMatrix2D(centre, angle, 1.0)
+        total = 0.0
+        for target, image in pairs:
+            turned = cv2.warpAffine(image, m, (MARKS_PX, MARKS_PX))
+            a, b = turned[mask], target[mask]
+            total += float(np.mean((a - a.mean()) * (b - b.mean()))
+                           / (a.std() * b.std() + 1e-6))
+        return total
+
+    best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
+    return float(max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25),
+                     key=score))
+
+
+def _marks_small(mark: np.ndarray) -> np.ndarray:
+    """A face's marks (its colours less its family's median) at MARKS_PX: where it differs,
+    whatever the colours."""
+    return np.abs(cv2.resize(mark, (MARKS_PX, MARKS_PX), interpolation=cv2.INTER_AREA)).max(axis=2)
 
 
 def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray:
