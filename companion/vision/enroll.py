@@ -428,10 +428,11 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
     only what differs by design (a number, a basket, a mark) stays each face's own. The coin
     sides' families (one per price) are then turned onto each other by their marks
     (:func:`_turn_prices_alike`), so that every coin lies alike, as the closer look compares
-    them. Faces not cut are left
-    out."""
+    them. A cat is then its family's median but for its number (:func:`_number_zones`).
+    Faces not cut are left out."""
     tidy = dict(faces)
     marks: dict[str, np.ndarray] = {}  # each face less its family's median: what is its own
+    medians: dict[str, np.ndarray] = {}  # each face's family's median, as the face lies
     for names in design_families(components):
         present = [n for n in names if n in faces]
         if len(present) < 3:
@@ -452,7 +453,56 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
             mixed = own * colour + (1 - own) * median
             tidy[name] = np.dstack([np.clip(mixed, 0, 255).astype(np.uint8), face[:, :, 3]])
             marks[name] = colour - median
+            medians[name] = median
+    for name, zone in _number_zones(marks, components).items():
+        colour = medians[name] + zone[:, :, None] * marks[name]
+        tidy[name] = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), faces[name][:, :, 3]])
     return _turn_prices_alike(tidy, marks, components)
+
+
+# a cat's number: where its family varies across the numbers at least this share of the most it
+# varies anywhere, in every colour but one, and this share of a face round that (FACE_PX)
+NUMBER_VARIES = 0.5
+NUMBER_MARGIN = 0.03
+
+
+def _number_zones(marks: dict[str, np.ndarray], components: Components
+                  ) -> dict[str, np.ndarray]:
+    """Where each cat's number lies (weights, FACE_PX, as its cut lies after tidying): a
+    player's cats differ only by their number (face down, by a paw), so all else of a cat is
+    taken from its family's median, and no cat keeps a blur or a tint of the photo it was cut
+    from for the network to learn in place of its number. The colours' families are turned
+    onto each other by their marks (:func:`_turn_by_marks`), and the numbers' place is where
+    the families vary in every colour but one: a colour whose cuts fit each other badly, and
+    so vary everywhere, does not widen it. Empty (the cats tidied as the other families) with
+    fewer than three colours cut."""
+    keys: list[int | None] = [*components.cat_values, None]
+
+    def name(player: str, key: int | None) -> str:
+        return (Label("cat", player=player, value=key) if key is not None
+                else Label("cat-back", player=player)).name
+
+    colours = [p for p in components.player_colours if all(name(p, k) in marks for k in keys)]
+    if len(colours) < 3:
+        return {}
+    angles = {p: _turn_by_marks([(_marks_small(marks[name(colours[0], k)]),
+                                  _marks_small(marks[name(p, k)])) for k in keys])
+              for p in colours[1:]}
+    angles[colours[0]] = 0.0
+    varies = np.stack([np.stack([
+        _warped(cv2.GaussianBlur(marks[name(p, k)], (0, 0), 2), _turning(FACE_PX, angles[p]))
+        for k in keys]).std(axis=0).max(axis=2) for p in colours])
+    varies = np.sort(varies, axis=0)[1] * _disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
+    number = (varies >= NUMBER_VARIES * np.percentile(varies, 99.5)).astype(np.uint8)
+    margin = 2 * int(round(NUMBER_MARGIN * FACE_PX)) + 1
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(
+        cv2.dilate(number, np.ones((margin, margin), np.uint8)))
+    if count < 2:
+        return {}
+    zone = (parts == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA])).astype(np.float32)
+    zone = cv2.GaussianBlur(zone, (0, 0), 1.5)
+    return {name(p, k): np.clip(_warped(zone, _turning(FACE_PX, -angles[p])), 0, 1)
+            for p in colours for k in keys}
 
 
 def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray],

@@ -347,6 +347,63 @@ def test_a_face_cut_off_centre_is_moved_onto_its_family():
     assert enroll._shift_onto(face, face) == pytest.approx((0.0, 0.0), abs=0.2)
 
 
+def _cat_face(body, ink, value, angle, tint=(1.0, 1.0, 1.0), blur=0.8):
+    """A drawn cat: a disc in its colour, a head and eyes, and at the top a white badge with
+    its number (face down: a paw and no badge), turned by ``angle``, as a photo lit it."""
+    import cv2
+
+    face = np.full((256, 256, 3), 150, np.uint8)
+    cv2.circle(face, (128, 128), 122, body, -1)
+    cv2.circle(face, (128, 140), 60, ink, 5)
+    for x in (105, 151):
+        cv2.circle(face, (x, 135), 9, ink, -1)
+    if value is None:
+        for dx, dy in ((-12, -6), (0, -12), (12, -6), (0, 6)):
+            cv2.circle(face, (128 + dx, 48 + dy), 6 if dy < 6 else 10, ink, -1)
+    else:
+        cv2.circle(face, (128, 48), 30, (235, 235, 235), -1)
+        cv2.putText(face, str(value), (113, 63), cv2.FONT_HERSHEY_SIMPLEX, 1.3, (25, 25, 25), 4)
+    lit = np.clip(cv2.GaussianBlur(face.astype(np.float32), (0, 0), blur) * tint, 0, 255)
+    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    return _moved(np.dstack([lit.astype(np.uint8), alpha]), angle, 0.0, 0.0)
+
+
+def test_a_cat_is_its_familys_median_but_for_its_number():
+    """Each colour's odd numbers cut from a photo with a warmer cast and a softer focus than
+    the even ones: after tidying, the cats of a colour are alike to the pixel but for their
+    number, so the cast cannot stand in for the number, and each keeps its own number."""
+    c = food_alley()
+    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
+               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    assert set(colours) == set(c.player_colours)
+    keys = [*c.cat_values, None]
+    faces, clean = {}, {}
+    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), colours.items(), strict=True):
+        for key in keys:
+            name = (Label("cat", player=player, value=key) if key is not None
+                    else Label("cat-back", player=player)).name
+            odd = key is not None and key % 2
+            faces[name] = _cat_face(body, ink, key, turn, (0.85, 1.0, 1.2) if odd else (1, 1, 1),
+                                    1.6 if odd else 0.8)
+            clean[name] = _cat_face(body, ink, key, turn).astype(np.float32)
+    tidy = enroll.tidy_faces(faces, c)
+    middle = enroll._disc_mask(256, 35.0)  # the eyes and the head, well away from the number
+
+    def apart(a, b, where):
+        return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
+
+    for player in colours:
+        one, two = f"cat:{player}:1", f"cat:{player}:2"
+        assert apart(faces[one], faces[two], middle) > 8  # as cut: the cast tells them apart
+        assert apart(tidy[one], tidy[two], middle) < 1.5
+        disc = enroll._disc_mask(256, 110.0)
+        for value in c.cat_values:
+            mine = f"cat:{player}:{value}"
+            near = min(apart(tidy[mine], clean[f"cat:{player}:{other}"], disc)
+                       for other in c.cat_values if other != value)
+            assert apart(tidy[mine], clean[mine], disc) < near, mine
+
+
 def test_washed_out_faces_are_named_by_photo_and_cell_or_as_all_of_a_photo():
     from companion.vision.enroll import CutFaces, washed_out_warnings
 
