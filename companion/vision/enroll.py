@@ -416,9 +416,14 @@ def design_families(components: Components) -> list[list[str]]:
             Label("ingredient", token=t.id).name)
         groups.setdefault(f"coin {t.price}", []).append(Label("coin", token=t.id).name)
     for p in c.player_colours:
-        groups[f"cat {p}"] = ([Label("cat", player=p, value=v).name for v in c.cat_values]
-                              + [Label("cat-back", player=p).name])
+        groups[f"cat {p}"] = _cat_names(c, p)
     return [names for names in groups.values() if len(names) > 1]
+
+
+def _cat_names(components: Components, player: str) -> list[str]:
+    """A player's cats (label names): face up, value by value, then face down."""
+    return ([Label("cat", player=player, value=v).name for v in components.cat_values]
+            + [Label("cat-back", player=player).name])
 
 
 def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str, np.ndarray]:
@@ -476,22 +481,18 @@ def _number_zones(marks: dict[str, np.ndarray], components: Components
     the families vary in every colour but one: a colour whose cuts fit each other badly, and
     so vary everywhere, does not widen it. Empty (the cats tidied as the other families) with
     fewer than three colours cut."""
-    keys: list[int | None] = [*components.cat_values, None]
-
-    def name(player: str, key: int | None) -> str:
-        return (Label("cat", player=player, value=key) if key is not None
-                else Label("cat-back", player=player)).name
-
-    colours = [p for p in components.player_colours if all(name(p, k) in marks for k in keys)]
+    cats = {p: _cat_names(components, p) for p in components.player_colours}
+    colours = [p for p, names in cats.items() if all(n in marks for n in names)]
     if len(colours) < 3:
         return {}
-    angles = {p: _turn_by_marks([(_marks_small(marks[name(colours[0], k)]),
-                                  _marks_small(marks[name(p, k)])) for k in keys])
+    first = [_marks_small(marks[n]) for n in cats[colours[0]]]
+    angles = {p: _turn_by_marks(list(zip(first, (_marks_small(marks[n]) for n in cats[p]),
+                                         strict=True)))
               for p in colours[1:]}
     angles[colours[0]] = 0.0
     varies = np.stack([np.stack([
-        _warped(cv2.GaussianBlur(marks[name(p, k)], (0, 0), 2), _turning(FACE_PX, angles[p]))
-        for k in keys]).std(axis=0).max(axis=2) for p in colours])
+        _warped(cv2.GaussianBlur(marks[n], (0, 0), 2), _turning(FACE_PX, angles[p]))
+        for n in cats[p]]).std(axis=0).max(axis=2) for p in colours])
     varies = np.sort(varies, axis=0)[1] * _disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
     number = (varies >= NUMBER_VARIES * np.percentile(varies, 99.5)).astype(np.uint8)
     margin = 2 * int(round(NUMBER_MARGIN * FACE_PX)) + 1
@@ -501,8 +502,8 @@ def _number_zones(marks: dict[str, np.ndarray], components: Components
         return {}
     zone = (parts == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA])).astype(np.float32)
     zone = cv2.GaussianBlur(zone, (0, 0), 1.5)
-    return {name(p, k): np.clip(_warped(zone, _turning(FACE_PX, -angles[p])), 0, 1)
-            for p in colours for k in keys}
+    return {n: np.clip(_warped(zone, _turning(FACE_PX, -angles[p])), 0, 1)
+            for p in colours for n in cats[p]}
 
 
 def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray],
