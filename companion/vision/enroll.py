@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -536,8 +537,8 @@ def _turn_prices_alike(faces: dict[str, np.ndarray], marks: dict[str, np.ndarray
 
 def _turn_by_marks(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
     """The turn (degrees) under which each pair's second image of marks (MARKS_PX, where a
-    face differs from its family) best meets its first, summed over the pairs: every
-    COARSE_TURN_DEG, then to a quarter degree near the best."""
+    face differs from its family) best meets its first, summed over the pairs
+    (:func:`_best_turn`)."""
     mask = _disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
     centre = ((MARKS_PX - 1) / 2, (MARKS_PX - 1) / 2)
 
@@ -551,9 +552,7 @@ def _turn_by_marks(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
                            / (a.std() * b.std() + 1e-6))
         return total
 
-    best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
-    return float(max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25),
-                     key=score))
+    return _best_turn(score)
 
 
 def _marks_small(mark: np.ndarray) -> np.ndarray:
@@ -638,7 +637,7 @@ def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
     """The turn (degrees) that lays ``face`` as ``reference`` lies: the one whose grey levels
-    correlate best inside the disc, every COARSE_TURN_DEG, then to a quarter degree near it."""
+    correlate best inside the disc (:func:`_best_turn`)."""
     mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
 
     def grey(image: np.ndarray) -> np.ndarray:
@@ -658,9 +657,15 @@ def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
         turned = cv2.warpAffine(small, m, (TURN_PX, TURN_PX), borderMode=cv2.BORDER_REPLICATE)
         return float(np.mean(standard(turned) * target))
 
+    return _best_turn(score)
+
+
+def _best_turn(score: Callable[[float], float]) -> float:
+    """The turn (degrees) that scores best: every COARSE_TURN_DEG, then to a quarter degree
+    near the best."""
     best = max(np.arange(0.0, 360.0, COARSE_TURN_DEG), key=score)
-    best = max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25), key=score)
-    return float(best)
+    return float(max(np.arange(best - COARSE_TURN_DEG, best + COARSE_TURN_DEG + 0.1, 0.25),
+                     key=score))
 
 
 def _shift_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float]:

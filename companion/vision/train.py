@@ -420,7 +420,7 @@ class FineTuneConfig:
 
     scenes: int = 600
     val_scenes: int = 40
-    epochs: int = 14  # 10 stopped short: two editions read half as many cells wrong at 14
+    epochs: int = 14  # 10 stopped short of settling (docs/vision.md, step 6)
     batch: int = 128
     lr: float = 2e-3
     seed: int = 7
