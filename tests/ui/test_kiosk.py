@@ -361,7 +361,17 @@ folder = Path(sys.argv[2])
 app = KioskApp(KioskConfig(data_dir=Path(sys.argv[1]), source="none"))
 seen = {}
 
+pending = []  # the screenshot asked for and not yet taken: no step runs meanwhile
+
+def settled():
+    # a screen change lays out on the next frames: both screens are in the tree until then
+    return not app.root.transition.is_active and len(app.root.children) == 1
+
 def shoot(name):
+    if not settled():
+        Clock.schedule_once(lambda *_: shoot(name), 0.2)
+        return
+    pending.clear()
     written = Window.screenshot(name=str(folder / "shot.png"))
     Path(written).replace(folder / f"{name}.png")
     screen = app.root.current_screen
@@ -371,7 +381,13 @@ def shoot(name):
                                   if any(type(w).__name__ == "Image" for w in box.children)),
                   "next": not screen.ids.next.disabled}
 
+def later(name):
+    pending.append(name)
+    Clock.schedule_once(lambda *_: shoot(name), 0.3)
+
 def step(dt):
+    if pending or not settled():
+        return
     if app.root.current != "settings" and "settings" not in seen:
         app.set_language("fr")  # the longer sentences: the hardest fit at 800x480
         app.show("settings")
@@ -379,13 +395,13 @@ def step(dt):
         seen["settings"] = {"problems": audit(app.root, (Window.width, Window.height))}
     elif "empty" not in seen:
         app.open_enroll_plan()
-        Clock.schedule_once(lambda *_: shoot("empty"), 0.3)
+        later("empty")
     elif "coins" not in seen:
         app.step_enroll_plan(3)
-        Clock.schedule_once(lambda *_: shoot("coins"), 0.3)
+        later("coins")
     elif "last" not in seen:
         app.step_enroll_plan(9)
-        Clock.schedule_once(lambda *_: shoot("last"), 0.3)
+        later("last")
     else:
         print(json.dumps(seen))
         app.stop()
