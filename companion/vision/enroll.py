@@ -161,6 +161,11 @@ DISC_SIZES = (0.94, 0.97, 1.0, 1.03, 1.06)  # a token's size as seen, times the 
 # levels, both blurred a little, each lit as the median ground by the ground between RING_MM
 # from the cell's centre, outside the socket)
 DIFFERENT_BY = 25.0
+# a token is found by its outline: what differs fills the ring from this share of its radius
+# to the edge and stops in the ring out to the second. Not the whole disc: a face printed
+# close to its socket's colour differs only at its rim and its marks, and the marks pulled a
+# whole-disc filter off centre by up to 7 mm (docs/bench.md, "Enrollment")
+OUTLINE = (0.93, 1.07)
 WASHED_OUT = 0.05  # a face with this share of its disc clipped by the camera is named
 CLIPPED = 245.0  # a channel this bright (blurred a little) may have been clipped by the camera
 RING_MM = (18.0, 19.5)
@@ -828,11 +833,11 @@ def _disc_mask(size: int, radius: float) -> np.ndarray:
 def _token_disc(differs: np.ndarray, radius_px: float, reach_px: float
                 ) -> tuple[float, float, float]:
     """Where a token lies in a cell's crop and how large it looks (x, y, radius in px), its
-    centre within reach_px of the crop's: the disc that holds the most of what differs from
-    the empty board, with the least of it just outside (a matched filter over the difference,
+    centre within reach_px of the crop's: the circle just inside which the most differs from
+    the empty board, and just outside the least (a matched filter over the difference,
     at sizes a few percent either side of the component list's: a box's tokens may be printed
-    a little larger or smaller). Printed rings on the token or the socket cannot pull it: they
-    are in both photos or in neither."""
+    a little larger or smaller). The socket's printed rings cannot pull it: they are in both
+    photos."""
     mask = differs.astype(np.float32)
     near = _disc_mask(mask.shape[0], reach_px)  # a token lies in its socket, a few mm off
     best = (-2.0, 0.0, 0.0, radius_px)
@@ -848,12 +853,13 @@ def _token_disc(differs: np.ndarray, radius_px: float, reach_px: float
 
 @lru_cache(maxsize=16)
 def _disc_filter(radius: float) -> np.ndarray:
-    """The matched filter of :func:`_token_disc`: the mean inside the disc less the mean in a
-    ring 15 % wider (the same few sizes, every cell)."""
-    k = int(np.ceil(radius * 1.15)) * 2 + 1
+    """The matched filter of :func:`_token_disc`: the mean in a thin ring just inside the
+    disc's edge less the mean in one just outside (OUTLINE; the same few sizes, every cell)."""
+    inside, outside = OUTLINE[0] * radius, OUTLINE[1] * radius
+    k = int(np.ceil(outside)) * 2 + 1
     d = np.hypot(*(np.mgrid[0:k, 0:k] - (k - 1) / 2))
-    inner = (d <= radius).astype(np.float32)
-    outer = ((d > radius) & (d <= radius * 1.15)).astype(np.float32)
+    inner = ((d <= radius) & (d > inside)).astype(np.float32)
+    outer = ((d > radius) & (d <= outside)).astype(np.float32)
     kernel = inner / inner.sum() - outer / outer.sum()
     kernel.setflags(write=False)
     return kernel
