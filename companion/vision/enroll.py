@@ -164,7 +164,7 @@ DIFFERENT_BY = 25.0
 # a token is found by its outline: what differs fills the ring from this share of its radius
 # to the edge and stops in the ring out to the second. Not the whole disc: a face printed
 # close to its socket's colour differs only at its rim and its marks, and the marks pulled a
-# whole-disc filter off centre by up to 7 mm (docs/bench.md, "Enrollment")
+# whole-disc filter off centre by up to 7.5 mm (docs/bench.md, "Editions learnt from photos")
 OUTLINE = (0.93, 1.07)
 WASHED_OUT = 0.05  # a face with this share of its disc clipped by the camera is named
 CLIPPED = 245.0  # a channel this bright (blurred a little) may have been clipped by the camera
