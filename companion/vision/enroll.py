@@ -857,9 +857,9 @@ def _disc_filter(radius: float) -> np.ndarray:
     disc's edge less the mean in one just outside (OUTLINE; the same few sizes, every cell)."""
     inside, outside = OUTLINE[0] * radius, OUTLINE[1] * radius
     k = int(np.ceil(outside)) * 2 + 1
-    d = np.hypot(*(np.mgrid[0:k, 0:k] - (k - 1) / 2))
-    inner = ((d <= radius) & (d > inside)).astype(np.float32)
-    outer = ((d > radius) & (d <= outside)).astype(np.float32)
+    edge = _disc_mask(k, radius)
+    inner = (edge & ~_disc_mask(k, inside)).astype(np.float32)
+    outer = (_disc_mask(k, outside) & ~edge).astype(np.float32)
     kernel = inner / inner.sum() - outer / outer.sum()
     kernel.setflags(write=False)
     return kernel
