@@ -8,6 +8,8 @@ learnt reads `--scenes` fresh scenes of that edition (15 % with a hand). Prints,
 the enrollment's time, cell error (a cell read wrong or, with no hand over it, left unknown),
 confident-wrong cells, boards all correct; for the stock art, the bundled model's figures on
 the same scenes beside them. Goals: cell error 0.3 % or less, confident-wrong 0.05 % or less.
+One enrollment's figures vary with its training (the scenes drawn, their order): `--seeds 7 8`
+learns each edition once per seed, so a change is judged against that spread.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from bench_edition import read_scenes
 from companion.vision.edition import draw_edition, plan_photos
 from companion.vision.enroll import enroll
 from companion.vision.reader import BoardReader
+from companion.vision.train import FineTuneConfig
 
 EDITIONS = (700, 701)
 SCENE_SEED = 990_000
@@ -42,6 +45,8 @@ def main() -> None:
     parser.add_argument("--stock", action="store_true", help="enroll the bundled art too")
     parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per edition")
     parser.add_argument("--keep", type=Path, help="keep the models learnt in this folder")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[FineTuneConfig().seed],
+                        help="training seeds: each edition is learnt once per seed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
@@ -54,12 +59,15 @@ def main() -> None:
             cases.append(("the bundled art", None, 50))
         for n, (name, art, light) in enumerate(cases):
             photos = plan_photos(work / f"photos-{n}", art, light)
-            model = work / f"model-{n}"
-            started = time.time()
-            enroll(photos, model, log=lambda _: None)
-            minutes = (time.time() - started) / 60
-            counts = read_scenes(BoardReader(model, threads=1), art, args.scenes, SCENE_SEED + n)
-            print(_line(name, counts, f"; enrolled in {minutes:.1f} min"), flush=True)
+            for seed in args.seeds:
+                model = work / f"model-{n}-seed{seed}"
+                started = time.time()
+                enroll(photos, model, log=lambda _: None, config=FineTuneConfig(seed=seed))
+                minutes = (time.time() - started) / 60
+                counts = read_scenes(BoardReader(model, threads=1), art, args.scenes,
+                                     SCENE_SEED + n)
+                print(_line(name, counts, f"; training seed {seed}, enrolled in "
+                                          f"{minutes:.1f} min"), flush=True)
             if art is None:
                 stock = read_scenes(BoardReader(threads=1), art, args.scenes, SCENE_SEED + n)
                 print(_line("  the bundled model, same scenes", stock), flush=True)
