@@ -404,6 +404,9 @@ TURN_PX = 64  # faces are turned onto each other at this size
 MARKS_PX = 128  # and the coins' marks, which are small, at this
 COARSE_TURN_DEG = 3.0
 MAX_SHIFT_PX = 24.0  # two cuts of a face lie at most this far apart (FACE_PX), once turned
+DETAIL_PER_FACE = 32  # a face's detail: less its blur over this share of its width
+MERGE_ALIKE = 0.6  # a second photo's cut laid onto the first this alike (_detail_alike) or less
+#                    is left out of the face: laid wrong, it would print the face twice over
 # a face's pixel is its own where it differs from its family's median by this much (grey
 # levels, after a slight blur), the median's where it differs by less than SAME_BELOW
 OWN_ABOVE = 30.0
@@ -568,14 +571,20 @@ def _marks_small(mark: np.ndarray) -> np.ndarray:
 
 def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray:
     """One face from its cuts in several photos: each turned and moved onto the first, and
-    averaged where the camera saw it (a pixel one photo clipped is the others')."""
+    averaged where the camera saw it (a pixel one photo clipped is the others'). A cut that
+    will not lie on the first (MERGE_ALIKE) is left out rather than printed across it."""
     first = views[0][0]
     if len(views) == 1:
         return first
     total = np.zeros(first.shape[:2] + (3,), np.float64)
     weight = np.zeros(first.shape[:2] + (1,), np.float64)
     for n, (cut, lost, _) in enumerate(views):
-        colour, lost = _laid_onto(cut, lost, first) if n else (first[:, :, :3], lost)
+        if n:
+            colour, lost, alike = _laid_onto(cut, lost, first)
+            if alike <= MERGE_ALIKE:
+                continue
+        else:
+            colour = first[:, :, :3].astype(np.float32)
         seen = (1.0 - 0.99 * np.clip(lost, 0, 1))[:, :, None]
         total += seen * colour
         weight += seen
@@ -584,16 +593,14 @@ def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray
 
 
 def _laid_onto(cut: np.ndarray, lost: np.ndarray, first: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray]:
+               ) -> tuple[np.ndarray, np.ndarray, float]:
     """Another photo's cut of a face (BGRA) and its clipped share, turned and moved onto the
-    first cut (the disc's centre as cut, a pixel or two apart): (colour float32, lost)."""
-    turn = _turning(cut.shape[0], _turn_onto(cut, first))
-    colour = _warped(cut[:, :, :3], turn, cv2.INTER_CUBIC).astype(np.float32)
-    lost = _warped(lost, turn)
-    dx, dy = _offset(*(cv2.cvtColor(x, cv2.COLOR_BGR2GRAY).astype(np.float32)
-                       for x in (colour.clip(0, 255).astype(np.uint8), first[:, :, :3])))
-    move = np.float32([[1, 0, dx], [0, 1, dy]])
-    return _warped(colour, move, cv2.INTER_CUBIC), _warped(lost, move)
+    first cut (:func:`_pose_onto`): (colour float32, lost, how alike the two then are)."""
+    angle, dx, dy = _pose_onto(cut, first)
+    m = _turning(cut.shape[0], angle)
+    m[:, 2] += (dx, dy)
+    colour = _warped(cut[:, :, :3], m, cv2.INTER_CUBIC).astype(np.float32)
+    return colour, _warped(lost, m), _detail_alike(colour, first[:, :, :3])
 
 
 def _turning(size: int, angle: float) -> np.ndarray:
@@ -608,12 +615,13 @@ def _warped(image: np.ndarray, m: np.ndarray, flags: int = cv2.INTER_LINEAR) -> 
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _offset(image: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+def _offset(image: np.ndarray, reference: np.ndarray, reach: float = MAX_SHIFT_PX
+            ) -> tuple[float, float]:
     """How far (px) one grey image lies from another of the same design: their phase
-    correlation; (0, 0) when further than MAX_SHIFT_PX, which no cut is off."""
+    correlation; (0, 0) when further than ``reach``, which no cut is off."""
     window = cv2.createHanningWindow(image.shape[::-1], cv2.CV_32F)
     (dx, dy), _ = cv2.phaseCorrelate(image, reference, window)
-    return (dx, dy) if np.hypot(dx, dy) <= MAX_SHIFT_PX else (0.0, 0.0)
+    return (dx, dy) if np.hypot(dx, dy) <= reach else (0.0, 0.0)
 
 
 def _second_views_differ(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
@@ -641,28 +649,68 @@ def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
 
 
 def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
-    """The turn (degrees) that lays ``face`` as ``reference`` lies: the one whose grey levels
-    correlate best inside the disc (:func:`_best_turn`)."""
-    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+    """The turn (degrees) that lays ``face`` as ``reference`` lies (:func:`_pose_onto`)."""
+    return _pose_onto(face, reference)[0]
 
-    def grey(image: np.ndarray) -> np.ndarray:
-        small = cv2.resize(image[:, :, :3], (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)
-        return cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+
+def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
+    """How to lay ``face`` as ``reference`` lies, both BGR(A) faces of one design: the turn
+    about the face's centre (degrees), then the move (dx, dy, FACE_PX). Found together, as
+    the turn whose detail (grey levels less their blur: the light across a face left out),
+    once moved onto the reference's by their phase correlation, correlates best inside the
+    disc (:func:`_best_turn`); then the move refined at full size. A cut lies a pixel or
+    two off its token's centre, so a turn alone, or a face's light, would draw the turn
+    astray on a design as round as a coin's."""
+    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+    scale = face.shape[0] / TURN_PX
+
+    def detail(image: np.ndarray) -> np.ndarray:
+        small = cv2.resize(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
+                           (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return grey - cv2.GaussianBlur(grey, (0, 0), TURN_PX / DETAIL_PER_FACE)
 
     def standard(values: np.ndarray) -> np.ndarray:
         v = values[mask]
         return (v - v.mean()) / (v.std() + 1e-6)
 
-    target = standard(grey(reference))
-    small = grey(face)
+    target, small = detail(reference), detail(face)
+    standard_target = standard(target)
     centre = ((TURN_PX - 1) / 2, (TURN_PX - 1) / 2)
+    moves: dict[float, tuple[float, float]] = {}
 
     def score(angle: float) -> float:
         m = cv2.getRotationMatrix2D(centre, angle, 1.0)
         turned = cv2.warpAffine(small, m, (TURN_PX, TURN_PX), borderMode=cv2.BORDER_REPLICATE)
-        return float(np.mean(standard(turned) * target))
+        dx, dy = _offset(turned, target, MAX_SHIFT_PX / scale)
+        moves[angle] = (dx, dy)
+        moved = cv2.warpAffine(turned, np.float32([[1, 0, dx], [0, 1, dy]]), (TURN_PX, TURN_PX),
+                               borderMode=cv2.BORDER_REPLICATE)
+        return float(np.mean(standard(moved) * standard_target))
 
-    return _best_turn(score)
+    angle = _best_turn(score)
+    dx, dy = (v * scale for v in moves[angle])
+    m = _turning(face.shape[0], angle)
+    m[:, 2] += (dx, dy)
+    rx, ry = _shift_onto(_warped(np.ascontiguousarray(face[:, :, :3]), m), reference)
+    if np.hypot(rx, ry) <= scale:  # the coarse move stands to within a pixel of TURN_PX
+        dx, dy = dx + rx, dy + ry
+    return angle, dx, dy
+
+
+def _detail_alike(colour: np.ndarray, reference: np.ndarray) -> float:
+    """How alike two faces (BGR) laid alike are: the correlation of their detail (grey levels
+    less their blur) inside the disc; about 0.85 for two photos of one face, under 0.6 for a
+    face laid wrong."""
+    mask = _disc_mask(colour.shape[0], colour.shape[0] / 2 * 0.85)
+
+    def detail(image: np.ndarray) -> np.ndarray:
+        grey = cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8),
+                            cv2.COLOR_BGR2GRAY).astype(np.float32)
+        values = (grey - cv2.GaussianBlur(grey, (0, 0), image.shape[0] / DETAIL_PER_FACE))[mask]
+        return (values - values.mean()) / (values.std() + 1e-6)
+
+    return float(np.mean(detail(colour) * detail(reference)))
 
 
 def _best_turn(score: Callable[[float], float]) -> float:
@@ -680,7 +728,7 @@ def _shift_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     def detail(image: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
                             cv2.COLOR_BGR2GRAY).astype(np.float32)
-        return grey - cv2.GaussianBlur(grey, (0, 0), 8)
+        return grey - cv2.GaussianBlur(grey, (0, 0), face.shape[0] / DETAIL_PER_FACE)
 
     return _offset(detail(face), detail(reference))
 
