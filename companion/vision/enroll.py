@@ -1111,14 +1111,17 @@ def _alike(face: np.ndarray, other: np.ndarray) -> float:
 
 
 def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
-                poses: dict[int, np.ndarray], per_face: int, seed: int = 0
-                ) -> tuple[np.ndarray, np.ndarray]:
+                poses: dict[int, np.ndarray], per_face: int, seed: int = 0,
+                tone_art: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The reader's own crops of every cell of the photos, as the network sees cells in play
     (the camera, its light and blur as they are), each face ``per_face`` times (an empty cell
     a tenth as often): turned any way about the cell's centre, a few mm off it, a few percent
-    larger or smaller, as tokens lie. Returns (crops uint8 NHWC, label indices)."""
+    larger or smaller, as tokens lie; with ``tone_art`` (the edition's art folder), mapped by
+    the board's colours against its board, as the reader maps cells for a model that asks
+    (tone.py). Returns (crops uint8 NHWC, label indices)."""
     from companion.vision.assets import label_names
     from companion.vision.geometry import BoardGeometry, rectify
+    from companion.vision.tone import measure_tone, tone_reference
     from companion.vision.train import CROP_MM, CROP_PX
 
     g = BoardGeometry.from_components()
@@ -1127,9 +1130,12 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
     rng = np.random.default_rng(seed)
     half = CROP_MM / 2
     crops, labels = [], []
+    reference = tone_reference(g, tone_art) if tone_art is not None else None
     for layout in layouts:
         frame, pose = photos[layout.index], poses[layout.index]
+        tone = measure_tone(frame, pose, reference) if reference is not None else None
         for cell, face in enumerate(layout.faces):
+            lut = tone.luts(centres[cell:cell + 1])[0] if tone is not None else None
             x0, y0 = centres[cell]
             for _ in range(per_face if face.kind != "empty" else max(1, per_face // 10)):
                 turn = rng.uniform(0, 2 * np.pi)
@@ -1139,8 +1145,9 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
                 # the cell's square turned and scaled about its centre, moved to (x, y)
                 about = np.array([[c, -s, x - c * x0 + s * y0],
                                   [s, c, y - s * x0 - c * y0], [0, 0, 1]])
-                crops.append(rectify(frame, pose @ about, CROP_PX / CROP_MM, (CROP_MM, CROP_MM),
-                                     (x0 - half, y0 - half)))
+                crop = rectify(frame, pose @ about, CROP_PX / CROP_MM, (CROP_MM, CROP_MM),
+                               (x0 - half, y0 - half))
+                crops.append(crop if lut is None else cv2.LUT(crop, lut))
                 labels.append(index[face.name])
     return np.array(crops), np.array(labels)
 
@@ -1251,7 +1258,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None) ->
         log("matching the renderer's light to your photos' ...")
         match_renderer(work / "art", cut)
         cfg = config or FineTuneConfig()
-        extra = photo_crops(photos, layouts, cut.poses, cfg.photo_crops_per_face)
+        extra = photo_crops(photos, layouts, cut.poses, cfg.photo_crops_per_face,
+                            tone_art=work / "art" if cfg.tone else None)
         meta = fine_tune(work, work / "art", base, cfg, log=log, extra=extra)
         shutil.copy(base / "reader.yaml", work / "reader.yaml")
         log("reading your photos with what it learnt ...")

@@ -71,8 +71,9 @@ BROAD_STYLE = SceneStyle(board_fraction=(0.24, 0.55), colour_gain=(0.75, 1.25), 
 
 
 # Enrollment's scenes: the default recipe's, under wider casts and tone curves. Art cut from
-# photos carries their light, known only to within a fifth or so (enroll.match_renderer), so
-# the network learns the faces under light that reaches past it on either side.
+# photos carries their light, known only to within a fifth or so (enroll.match_renderer); the
+# crops are mapped by the board's colours (FineTuneConfig.tone), which takes most of it off,
+# and the network learns the faces under light that reaches past the rest on either side.
 ENROLL_STYLE = replace(TRAIN_STYLE, colour_gain=(0.7, 1.3), gamma=(0.8, 1.25))
 
 
@@ -118,7 +119,7 @@ def _scene_crops(args: tuple[int, float, bool, bool, Path | None, SceneStyle | N
                                                      cv2.INTER_CUBIC]))}
     crops = cut_cells(frame, pose, g, crop_px=CROP_PX, crop_mm=CROP_MM, **sampling)
     if tone:
-        measured = measure_tone(frame, pose, tone_reference(g))
+        measured = measure_tone(frame, pose, tone_reference(g, art))
         if measured is not None:  # as the reader does: an unmeasurable frame is left as it is
             crops = apply_luts(crops, measured.luts(g.centres.reshape(-1, 2)))
     names = label_names()
@@ -427,6 +428,9 @@ class FineTuneConfig:
     workers: int = 2
     hand_probability: float = 0.3
     photo_crops_per_face: int = 60  # crops of the photos themselves (enroll.photo_crops)
+    # crops mapped by the board's colours, as the reader then maps them: the cut art's cast,
+    # the photos' median light, comes off alike in training and in play (docs/vision.md)
+    tone: bool = True
 
 
 def build_folded_model(classes: int):  # noqa: ANN201 - torch.nn.Module
@@ -493,11 +497,11 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
     x_train, y_train = render_dataset(cfg.seed * 1_000_000, cfg.scenes,
                                       hand_probability=cfg.hand_probability,
                                       workers=cfg.workers, progress=bar("drawing scenes"),
-                                      art=art, style=ENROLL_STYLE)
+                                      art=art, style=ENROLL_STYLE, tone=cfg.tone)
     x_val, y_val = render_dataset(cfg.seed * 1_000_000 + 500_000, cfg.val_scenes,
                                   hand_probability=cfg.hand_probability, workers=cfg.workers,
                                   progress=bar("drawing scenes to check on"), art=art,
-                                  style=ENROLL_STYLE)
+                                  style=ENROLL_STYLE, tone=cfg.tone)
     if extra is not None and len(extra[0]):
         x_train = np.concatenate([x_train, extra[0]])
         y_train = np.concatenate([y_train, extra[1]])
@@ -515,6 +519,6 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
     _export(model, float_path)
     quantised_accuracy = quantise(float_path, out_dir / "cells.onnx", x_val, y_val)
     return _write_metadata(out_dir, names, cfg, len(x_train), len(x_val), accuracy,
-                           quantised_accuracy, started, tone=False,
+                           quantised_accuracy, started, tone=cfg.tone,
                            recipe="enrolled: the bundled network trained further on the "
                                   "edition's art")

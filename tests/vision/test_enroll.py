@@ -221,6 +221,27 @@ def test_the_renderer_is_lit_to_show_the_ground_as_the_photos_do(cut, tmp_path):
     assert np.all(np.abs(ratio - 1) < 0.2), ratio
 
 
+def test_the_photos_own_cells_are_mapped_by_the_boards_colours(cut, photos, tmp_path):
+    """The photos' own cells, which the network learns from beside the scenes, are mapped by
+    the board's colours (its dark frame and light ground against the art cut from the
+    photos), as the reader maps cells in play: a photo under another cast gives the same
+    crops, where unmapped they differ by the cast."""
+    from companion.vision.enroll import load_photos, photo_crops, write_art
+
+    write_art(cut, tmp_path / "art")
+    plan = enrollment_plan()
+    photo = load_photos(photos, plan)[1]
+    cast = np.clip(photo * np.array([0.7, 0.9, 1.1]), 0, 255).astype(np.uint8)
+    one = plan[1:2]
+
+    def crops(frame, art):
+        return photo_crops({1: frame}, one, cut.poses, 1, tone_art=art)[0].astype(float)
+
+    mapped = np.abs(crops(photo, tmp_path / "art") - crops(cast, tmp_path / "art")).mean()
+    plain = np.abs(crops(photo, None) - crops(cast, None)).mean()
+    assert mapped < 2.0 and plain > 10 * mapped, (mapped, plain)  # 0.4 and 21 grey levels
+
+
 def test_enroll_on_the_command_line_names_what_it_needs(tmp_path, capsys):
     assert main(["enroll"]) == 2
     assert "give --photos DIR" in capsys.readouterr().err
