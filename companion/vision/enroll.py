@@ -665,10 +665,8 @@ def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, f
     scale = face.shape[0] / TURN_PX
 
     def detail(image: np.ndarray) -> np.ndarray:
-        small = cv2.resize(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
-                           (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)
-        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        return grey - cv2.GaussianBlur(grey, (0, 0), TURN_PX / DETAIL_PER_FACE)
+        return _print_detail(cv2.resize(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
+                                        (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA))
 
     def standard(values: np.ndarray) -> np.ndarray:
         v = values[mask]
@@ -704,13 +702,19 @@ def _detail_alike(colour: np.ndarray, reference: np.ndarray) -> float:
     face laid wrong."""
     mask = _disc_mask(colour.shape[0], colour.shape[0] / 2 * 0.85)
 
-    def detail(image: np.ndarray) -> np.ndarray:
-        grey = cv2.cvtColor(np.clip(image, 0, 255).astype(np.uint8),
-                            cv2.COLOR_BGR2GRAY).astype(np.float32)
-        values = (grey - cv2.GaussianBlur(grey, (0, 0), image.shape[0] / DETAIL_PER_FACE))[mask]
+    def standard(image: np.ndarray) -> np.ndarray:
+        values = _print_detail(image)[mask]
         return (values - values.mean()) / (values.std() + 1e-6)
 
-    return float(np.mean(detail(colour) * detail(reference)))
+    return float(np.mean(standard(colour) * standard(reference)))
+
+
+def _print_detail(image: np.ndarray) -> np.ndarray:
+    """A face's printed detail (BGR(A), any size): its grey levels less their blur over
+    1/DETAIL_PER_FACE of its width, so the light across it is left out."""
+    grey = cv2.cvtColor(np.clip(image[:, :, :3], 0, 255).astype(np.uint8),
+                        cv2.COLOR_BGR2GRAY).astype(np.float32)
+    return grey - cv2.GaussianBlur(grey, (0, 0), image.shape[0] / DETAIL_PER_FACE)
 
 
 def _best_turn(score: Callable[[float], float]) -> float:
@@ -725,12 +729,7 @@ def _shift_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
     """How far (px) ``face`` lies from ``reference``, both BGR(A) and turned alike: the phase
     correlation of their grey levels' detail (:func:`_offset`; the light across a face left
     out)."""
-    def detail(image: np.ndarray) -> np.ndarray:
-        grey = cv2.cvtColor(np.ascontiguousarray(image[:, :, :3]).astype(np.uint8),
-                            cv2.COLOR_BGR2GRAY).astype(np.float32)
-        return grey - cv2.GaussianBlur(grey, (0, 0), face.shape[0] / DETAIL_PER_FACE)
-
-    return _offset(detail(face), detail(reference))
+    return _offset(_print_detail(face), _print_detail(reference))
 
 
 def _moved_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -1134,8 +1133,8 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
     for layout in layouts:
         frame, pose = photos[layout.index], poses[layout.index]
         tone = measure_tone(frame, pose, reference) if reference is not None else None
+        luts = tone.luts(centres) if tone is not None else None
         for cell, face in enumerate(layout.faces):
-            lut = tone.luts(centres[cell:cell + 1])[0] if tone is not None else None
             x0, y0 = centres[cell]
             for _ in range(per_face if face.kind != "empty" else max(1, per_face // 10)):
                 turn = rng.uniform(0, 2 * np.pi)
@@ -1147,7 +1146,7 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
                                   [s, c, y - s * x0 - c * y0], [0, 0, 1]])
                 crop = rectify(frame, pose @ about, CROP_PX / CROP_MM, (CROP_MM, CROP_MM),
                                (x0 - half, y0 - half))
-                crops.append(crop if lut is None else cv2.LUT(crop, lut))
+                crops.append(crop if luts is None else cv2.LUT(crop, luts[cell]))
                 labels.append(index[face.name])
     return np.array(crops), np.array(labels)
 
