@@ -18,6 +18,7 @@ import numpy as np
 from companion.rules.components import Components, food_alley
 from companion.vision.assets import Label, label_names
 from companion.vision.locate import VisionError
+from companion.vision.tone import PLAIN, SHADE
 
 
 class ModelError(VisionError):
@@ -46,7 +47,8 @@ class CellModel:
     mean: float
     std: float
     meta: dict[str, Any]
-    tone: str | None = None  # "board": crops are mapped to the board's printed colours first
+    tone: str | None = None  # PLAIN or SHADE: crops are mapped to the board's printed colours
+    # first (tone.py)
     # an enrolled edition: its photos' median edge width (mm); frames sharper are softened to it
     learnt_edge_mm: float | None = None
 
@@ -111,7 +113,7 @@ def load_model(model_dir: Path | None = None, components: Components | None = No
         crop_mm = float(meta["input"]["crop_mm"])
         mean, std = float(meta["input"]["mean"]), float(meta["input"]["std"])
         tone = meta["input"].get("tone")
-        if tone not in (None, "board"):
+        if tone not in (None, PLAIN, SHADE):
             raise ValueError(f"unknown tone mapping {tone!r}")
         edge = (meta.get("edition") or {}).get("photo_edge_mm")
         if edge is not None and not (isinstance(edge, int | float) and 0.0 < edge < 10.0):

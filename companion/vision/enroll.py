@@ -1120,7 +1120,7 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
     (tone.py). Returns (crops uint8 NHWC, label indices)."""
     from companion.vision.assets import label_names
     from companion.vision.geometry import BoardGeometry, rectify
-    from companion.vision.tone import measure_tone, tone_reference
+    from companion.vision.tone import SHADE, measure_tone, tone_reference
     from companion.vision.train import CROP_MM, CROP_PX
 
     g = BoardGeometry.from_components()
@@ -1132,7 +1132,7 @@ def photo_crops(photos: dict[int, np.ndarray], layouts: list[Layout],
     reference = tone_reference(g, tone_art) if tone_art is not None else None
     for layout in layouts:
         frame, pose = photos[layout.index], poses[layout.index]
-        tone = measure_tone(frame, pose, reference) if reference is not None else None
+        tone = measure_tone(frame, pose, reference, SHADE) if reference is not None else None
         luts = tone.luts(centres) if tone is not None else None
         for cell, face in enumerate(layout.faces):
             x0, y0 = centres[cell]

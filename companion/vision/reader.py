@@ -145,7 +145,7 @@ class BoardReader:
         try:
             self.locator = Locator(self.geometry, self.config.locate, self.art)
             self.tone_reference = (tone_reference(self.geometry, self.art)
-                                   if self.model.tone == "board" else None)
+                                   if self.model.tone is not None else None)
             self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art)
             self.shared_layouts = shared_layouts(self.model.labels, groups, self.art)
             for name in (lab.art(self.art) for lab in self.model.labels) if self.art else ():
@@ -275,7 +275,7 @@ class BoardReader:
         the board's reference areas cannot be measured (as in training)."""
         if self.tone_reference is None:
             return crops
-        tone = measure_tone(frame, pose, self.tone_reference)
+        tone = measure_tone(frame, pose, self.tone_reference, self.model.tone)
         if tone is None:
             return crops
         return apply_luts(crops, tone.luts(self.geometry.centres.reshape(-1, 2)[cells]))

@@ -6,7 +6,14 @@ tell how this camera in this light renders a known dark and a known light. The c
 as ``seen = (gain_c(x, y) * printed) ** gamma``: one tone curve, and per channel c a gain (the
 light's colour, white balance, exposure) that may fall off across the board (a lamp to one side:
 one log-linear slope for all channels, fitted to the light ground all round the grid). A lookup
-table per cell maps each seen level back to the printed one at that cell. A model trained with
+table per cell maps each seen level back to the printed one at that cell.
+
+A shadow (a lamp's, a player's) is no slope: it is a patch of grey light with an edge. The mapping
+``board+shade`` (SHADE) also measures the light next to each cell, on the ground printed between
+the sockets and round the grid: a grey shade is a change of light, a change of colour (a hand, a
+token off its cell, a glare) is not, and is left out. Its tone curve comes from the frame and the
+ground side by side, where both lie in one light. ``board`` is the plain mapping, kept for models
+trained on it. A model trained with
 ``companion train --tone`` learns on cells mapped the same way, so it sees every board in one
 even light; the reader maps the cells only for such a model.
 
@@ -16,7 +23,7 @@ covered by a hand or a glare, and robust fits (medians, outliers dropped) shrug 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -32,6 +39,14 @@ GAMMA_RANGE = (0.5, 2.0)  # a tone curve outside this is taken as a bad measurem
 GAIN_RANGE = (0.25, 4.0)
 MAX_FALL_OFF = 4.0  # the light may fall off at most this much across the board's width
 MIN_SEEN = 0.25  # least share of each area's samples that must fall inside the frame
+PLAIN, SHADE = "board", "board+shade"  # the mappings a model may be trained on (cells.json)
+GROUND_POINTS = 1536  # samples of the ground round and between the sockets
+SOCKET_CLEAR_MM = 3.0  # the ground samples keep this far outside a token on its cell
+PAIR_MM = 16.0  # a frame sample and the ground within this distance lie in one light
+SHADE_MM = 30.0  # the light at a point: the shade of the ground within this distance
+SHADE_LEAST = 8  # fewer ground samples than this near a point: no shade there
+GREY_SHADE = 0.12  # log units: a sample whose colour moved more than this is not the ground
+SHADE_RANGE = (np.log(0.2), np.log(3.0))  # a shade outside this is no light of a table
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,7 @@ class ToneReference:
     board: float  # mm
     dark: np.ndarray  # (3,) BGR 0..1, as printed (the art)
     light: np.ndarray
+    ground_mm: np.ndarray  # (GROUND_POINTS, 2): the light ground round and between the sockets
 
 
 @dataclass(frozen=True)
@@ -53,11 +69,19 @@ class Tone:
     gains: np.ndarray  # (3,) BGR, at the board's centre
     slope: np.ndarray  # (2,) d log(gain) / d mm in x and y: the light's fall-off across the board
     centre: np.ndarray  # (2,) mm
+    shade_mm: np.ndarray | None = None  # (K, 2): ground samples seen in grey light (SHADE)
+    shade: np.ndarray | None = None  # (K,): their log light against ``gains``
 
     def gains_at(self, points_mm: np.ndarray) -> np.ndarray:
-        """(N, 3) gains at board points (mm)."""
-        fall = np.exp((np.asarray(points_mm, np.float64) - self.centre) @ self.slope)
-        return fall[:, None] * self.gains[None, :]
+        """(N, 3) gains at board points (mm): with a shade measured near a point, its median
+        there (a step or a slope alike); else the slope's."""
+        points = np.asarray(points_mm, np.float64)
+        fall = (points - self.centre) @ self.slope
+        if self.shade is not None and len(self.shade):
+            near = np.linalg.norm(points[:, None] - self.shade_mm[None], axis=2) <= SHADE_MM
+            for i in np.nonzero(near.sum(axis=1) >= SHADE_LEAST)[0]:
+                fall[i] = np.median(self.shade[near[i]])
+        return np.exp(fall)[:, None] * self.gains[None, :]
 
     def luts(self, points_mm: np.ndarray) -> np.ndarray:
         """(N, 1, 256, 3) uint8 tables from seen levels to printed ones, at each point."""
@@ -71,12 +95,13 @@ def tone_reference(geometry: BoardGeometry | None = None, art: Path | None = Non
     """The reference areas, found in the board art: the dark frame, and the light ground outside
     the grid's border away from any printing (title, boxes), each shrunk by MARGIN_MM."""
     g = geometry or BoardGeometry.from_components()
-    return _reference(g.board, g.frame, g.grid_outer, art_name("board.png", art))
+    return _reference(g.board, g.frame, g.grid_outer, g.token,
+                      tuple(map(tuple, g.centres.reshape(-1, 2))), art_name("board.png", art))
 
 
 @lru_cache(maxsize=4)
-def _reference(board: float, frame: float, grid_outer: tuple[float, float], art_file: str
-               ) -> ToneReference:
+def _reference(board: float, frame: float, grid_outer: tuple[float, float], token: float,
+               centres: tuple[tuple[float, float], ...], art_file: str) -> ToneReference:
     art = load_art(art_file)[:, :, :3]
     grey = art.mean(axis=2)
     ink = grey < 0.5 * (np.percentile(grey, 5) + np.percentile(grey, 60))
@@ -88,11 +113,14 @@ def _reference(board: float, frame: float, grid_outer: tuple[float, float], art_
     dark = _shrink(frame_band & ink, kernel)
     lo, hi = grid_outer
     outside_grid = (xs < lo) | (ys < lo) | (xs > hi) | (ys > hi)
-    ground = ~frame_band & outside_grid & (np.abs(art - _mode_colour(art, ~ink & outside_grid))
-                                           .max(axis=2) < 0.06)
-    light = _shrink(ground, kernel)
+    plain = np.abs(art - _mode_colour(art, ~ink & outside_grid)).max(axis=2) < 0.06
+    light = _shrink(~frame_band & outside_grid & plain, kernel)
+    clear = np.full(art.shape[:2], True)
+    for x, y in centres:  # no token on its cell reaches there
+        clear &= np.hypot(xs - x, ys - y) > token / 2 + SOCKET_CLEAR_MM
+    ground = _shrink(~frame_band & plain & clear, kernel)
     return ToneReference(_spread(dark), _spread(light), board, np.median(art[dark], axis=0),
-                         np.median(art[light], axis=0))
+                         np.median(art[light], axis=0), _spread(ground, GROUND_POINTS))
 
 
 def _shrink(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
@@ -109,16 +137,18 @@ def _mode_colour(art: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return np.array([k // 4096, (k // 64) % 64, k % 64], np.float64) / 32
 
 
-def _spread(mask: np.ndarray) -> np.ndarray:
-    """POINTS evenly spread positions (mm) over a mask of the art: deterministic, no RNG."""
+def _spread(mask: np.ndarray, points: int = POINTS) -> np.ndarray:
+    """``points`` evenly spread positions (mm) over a mask of the art: deterministic, no RNG."""
     ys, xs = np.nonzero(mask)
-    pick = np.linspace(0, len(xs) - 1, POINTS).round().astype(int)
+    pick = np.linspace(0, len(xs) - 1, points).round().astype(int)
     return (np.c_[xs[pick], ys[pick]] + 0.5) / ART_PX_PER_MM
 
 
-def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference) -> Tone | None:
-    """The camera's tone curve, gains and the light's fall-off in this frame, or None when the
-    references cannot be seen (mostly outside the frame) or give an implausible answer."""
+def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
+                 mapping: str = PLAIN) -> Tone | None:
+    """The camera's tone curve, gains and the light's fall-off in this frame (and with SHADE,
+    the shade next to each cell), or None when the references cannot be seen (mostly outside
+    the frame) or give an implausible answer."""
     dark = _sample(frame, pose, reference.dark_mm)
     light = _sample(frame, pose, reference.light_mm)
     if dark is None or light is None:
@@ -141,6 +171,8 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference) 
     flat_light = np.median(light[1][keep] - (at[keep] @ seen_slope)[:, None], axis=0)
     flat_dark = np.median(dark[1] - ((dark[0] - centre) @ seen_slope)[:, None], axis=0)
     contrast = float(np.mean(flat_light - flat_dark))
+    if mapping == SHADE:
+        contrast = _side_by_side_contrast(dark, light)
     printed = float(np.mean(np.log(reference.light) - np.log(reference.dark)))
     if contrast <= 0 or printed <= 0:
         return None
@@ -150,7 +182,36 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference) 
     gains = np.exp(flat_light / gamma) / reference.light
     if np.any(gains < GAIN_RANGE[0]) or np.any(gains > GAIN_RANGE[1]):
         return None
-    return Tone(gamma, gains, seen_slope / gamma, centre)
+    tone = Tone(gamma, gains, seen_slope / gamma, centre)
+    if mapping == SHADE:
+        return _with_shade(tone, frame, pose, reference)
+    return tone
+
+
+def _side_by_side_contrast(dark: tuple[np.ndarray, np.ndarray],
+                           light: tuple[np.ndarray, np.ndarray]) -> float:
+    """The seen log contrast of ground and frame, where each frame sample is matched with the
+    ground within PAIR_MM of it (one light, whatever shade lies elsewhere); the median over the
+    frame, or NaN where no pair is seen."""
+    near = np.linalg.norm(dark[0][:, None] - light[0][None], axis=2) <= PAIR_MM
+    pairs = [np.mean(np.median(light[1][row], axis=0) - dark[1][i])
+             for i, row in enumerate(near) if row.sum() >= 3]
+    return float(np.median(pairs)) if pairs else float("nan")
+
+
+def _with_shade(tone: Tone, frame: np.ndarray, pose: np.ndarray, reference: ToneReference
+                ) -> Tone:
+    """The tone with the shade of each ground sample seen: its log light against the gains,
+    alike in all channels (a colour that moved more than GREY_SHADE is not the ground)."""
+    seen = _sample(frame, pose, reference.ground_mm)
+    if seen is None:
+        return tone
+    points, logs = seen
+    off = logs / tone.gamma - np.log(tone.gains) - np.log(reference.light)
+    shade = off.mean(axis=1)
+    grey = np.abs(off - shade[:, None]).max(axis=1) <= GREY_SHADE
+    grey &= (shade >= SHADE_RANGE[0]) & (shade <= SHADE_RANGE[1])
+    return replace(tone, shade_mm=points[grey], shade=shade[grey])
 
 
 def sample_colours(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray

@@ -26,7 +26,7 @@ from companion.vision.assets import label_names
 from companion.vision.classify import open_session
 from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners
 from companion.vision.synth import SceneStyle, render_scene
-from companion.vision.tone import apply_luts, measure_tone, tone_reference
+from companion.vision.tone import SHADE, apply_luts, measure_tone, tone_reference
 
 CROP_PX = 56
 FLOAT_MODEL = "cells.fp32.onnx"
@@ -119,7 +119,7 @@ def _scene_crops(args: tuple[int, float, bool, bool, Path | None, SceneStyle | N
                                                      cv2.INTER_CUBIC]))}
     crops = cut_cells(frame, pose, g, crop_px=CROP_PX, crop_mm=CROP_MM, **sampling)
     if tone:
-        measured = measure_tone(frame, pose, tone_reference(g, art))
+        measured = measure_tone(frame, pose, tone_reference(g, art), SHADE)
         if measured is not None:  # as the reader does: an unmeasurable frame is left as it is
             crops = apply_luts(crops, measured.luts(g.centres.reshape(-1, 2)))
     names = label_names()
@@ -331,7 +331,7 @@ def _write_metadata(out_dir: Path, names: list[str], cfg: TrainConfig | FineTune
     meta = {
         "labels": names,
         "input": {"size": CROP_PX, "crop_mm": CROP_MM, "layout": "NCHW", "channels": "BGR",
-                  "mean": MEAN, "std": STD, **({"tone": "board"} if tone else {})},
+                  "mean": MEAN, "std": STD, **({"tone": SHADE} if tone else {})},
         "seed": cfg.seed,
         "train_scenes": cfg.scenes,
         "train_crops": int(train_crops),

@@ -159,7 +159,7 @@ def test_cells_are_mapped_by_the_board_colours_only_when_the_model_was_trained_s
     white balance, tone curve: companion/vision/tone.py); the shipped model sees them as cut."""
     curve = np.clip(255 * (np.arange(256)[:, None] / 255) ** 1.4 * [1.2, 1.0, 0.8], 0, 255)
     frame = cv2.LUT(read_image(fixtures[2][0]), curve.astype(np.uint8)[None])
-    for tone in (None, "board"):
+    for tone in (None, "board", "board+shade"):
         meta = json.loads((model_copy / "cells.json").read_text())
         meta["input"].pop("tone", None)
         meta["input"].update({"tone": tone} if tone else {})
@@ -178,7 +178,7 @@ def test_cells_are_mapped_by_the_board_colours_only_when_the_model_was_trained_s
         expected = cut_cells(frame, pose, reader.geometry, crop_px=reader.model.size,
                              crop_mm=reader.model.crop_mm)
         if tone:
-            measured = measure_tone(frame, pose, tone_reference(reader.geometry))
+            measured = measure_tone(frame, pose, tone_reference(reader.geometry), tone)
             assert measured.gamma == pytest.approx(1.4, rel=0.1)
             expected = apply_luts(expected, measured.luts(reader.geometry.centres.reshape(-1, 2)))
         assert np.array_equal(given[0], expected)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from companion.vision.assets import load_art
-from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners
-from companion.vision.tone import apply_luts, measure_tone, tone_reference
+from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners, project
+from companion.vision.tone import PLAIN, SHADE, apply_luts, measure_tone, tone_reference
 
 G = BoardGeometry.from_components()
 CORNERS = np.array([[700.0, 260.0], [1330.0, 300.0], [1290.0, 930.0], [660.0, 890.0]])
@@ -108,3 +108,56 @@ def test_a_hand_over_part_of_the_references_does_not_move_them():
     hand = measure_tone(covered, pose, ref)
     assert hand.gamma == pytest.approx(tone.gamma, rel=0.05)
     assert hand.gains == pytest.approx(tone.gains, rel=0.05)
+
+
+def shadowed(gains, gamma, shade, edge_x_mm):
+    """The board photographed with a hard grey shadow (light times ``shade``) over every board
+    point left of ``edge_x_mm``, as a lamp's or a player's shadow falls."""
+    lit, pose = photograph(gains, gamma)
+    dark, _ = photograph(tuple(g * shade for g in gains), gamma)
+    left = project(pose, np.array([[edge_x_mm, -50.0], [edge_x_mm, G.board + 50.0]]))
+    mask = np.zeros(lit.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.array([[0, 0], left[0].round(), left[1].round(), [0, 1079]],
+                                 np.int32)], 1)
+    return np.where(mask[:, :, None] > 0, dark, lit), pose
+
+
+def test_a_hard_shadow_over_part_of_the_board_is_measured_cell_by_cell():
+    """SHADE: a shadow's edge is no slope; the light next to each cell says how lit it is, and
+    every cell wholly on either side is mapped back to its print."""
+    ref = tone_reference(G)
+    printed, pose = photograph()
+    seen, _ = shadowed((1.1, 1.0, 0.9), 1.2, 0.45, 116.0)  # cells in columns 0-1 shadowed
+    tone = measure_tone(seen, pose, ref, SHADE)
+    assert tone is not None and tone.gamma == pytest.approx(1.2, rel=0.06)
+    restored = apply_luts(cells(seen, pose), tone.luts(G.centres.reshape(-1, 2)))
+    diff = np.abs(restored.astype(int) - cells(printed, pose)).reshape(5, 5, -1)
+    whole = np.r_[diff[:, :2].ravel(), diff[:, 3:].ravel()]  # column 2 straddles the edge
+    assert np.median(whole) <= 3 and whole.mean() < 6
+    plain = measure_tone(seen, pose, ref, PLAIN)
+    if plain is not None:  # the plain mapping gives one light to both sides
+        flat = apply_luts(cells(seen, pose), plain.luts(G.centres.reshape(-1, 2)))
+        missed = np.abs(flat.astype(int) - cells(printed, pose)).reshape(5, 5, -1)
+        assert np.r_[missed[:, :2].ravel(), missed[:, 3:].ravel()].mean() > 3 * whole.mean()
+
+
+def test_what_changes_the_ground_colour_is_no_shade():
+    """A hand or a token off its cell over the ground between sockets changes its colour, not
+    its light: the cells' light stays as it was."""
+    ref = tone_reference(G)
+    seen, pose = photograph((0.9, 1.0, 1.1), 1.1)
+    tone = measure_tone(seen, pose, ref, SHADE)
+    covered = seen.copy()
+    for x, y in ((78.0, 78.0), (116.0, 78.0), (154.0, 154.0)):  # three crossings of the grid
+        cx, cy = project(pose, np.array([[x, y]]))[0].round().astype(int)
+        cv2.circle(covered, (cx, cy), 22, (40, 90, 200), -1)
+    hand = measure_tone(covered, pose, ref, SHADE)
+    centres = G.centres.reshape(-1, 2)
+    assert hand.gains_at(centres) == pytest.approx(tone.gains_at(centres), rel=0.03)
+
+
+def test_the_plain_mapping_measures_no_shade():
+    ref = tone_reference(G)
+    seen, pose = shadowed((1.0, 1.0, 1.0), 1.0, 0.7, 60.0)
+    plain = measure_tone(seen, pose, ref, PLAIN)
+    assert plain is not None and plain.shade is None

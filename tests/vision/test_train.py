@@ -61,8 +61,8 @@ def test_broad_recipe_trains_and_says_so(tmp_path):
 def test_tone_option_maps_cells_by_the_board_colours_and_says_so(tmp_path):
     meta = train(tmp_path, TrainConfig(scenes=3, val_scenes=1, epochs=1, batch=32, seed=5,
                                        workers=1, tone=True), log=lambda _: None)
-    assert meta["input"]["tone"] == "board" and meta["recipe"] == "default + tone"
-    assert load_model(tmp_path).tone == "board"
+    assert meta["input"]["tone"] == "board+shade" and meta["recipe"] == "default + tone"
+    assert load_model(tmp_path).tone == "board+shade"
 
 
 def assert_first_block_float_rest_8bit(path):
