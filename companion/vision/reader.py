@@ -45,7 +45,7 @@ class ReaderConfig:
     """Thresholds, from ``reader.yaml`` beside the model."""
 
     abstain_below: float = 0.7
-    second_look_below: float = 0.9
+    second_look_below: float = 0.9  # 1: every cell
     # a frame whose board edge looks blurrier than this (mm) is not read as it is: shaken (its
     # detail streaked, weaker along one direction by max_streak or more) it is not read at all;
     # evenly blurred (out of focus) it is sharpened towards sharp_edge_mm and read with care:
@@ -301,10 +301,12 @@ class BoardReader:
         return seen_probs.copy()
 
     def _look(self, crops: np.ndarray) -> np.ndarray:
-        """The model's answers, with a second look at those it is not sure of: the same crop
-        turned three quarter turns, the four answers averaged."""
+        """The model's answers, with a second look at those it is not sure of (every one, when
+        second_look_below is 1): the same crop turned three quarter turns, the four answers
+        averaged."""
         probs = self.model.probabilities(crops)
-        doubtful = np.nonzero(probs.max(axis=1) < self.config.second_look_below)[0]
+        below = self.config.second_look_below
+        doubtful = np.arange(len(probs)) if below >= 1 else np.nonzero(probs.max(axis=1) < below)[0]
         if len(doubtful):
             turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2))
                                      for k in (1, 2, 3)])

@@ -715,3 +715,22 @@ def test_the_model_records_how_soft_the_photos_were_one_soft_photo_outvoted(cut)
     assert softened == pytest.approx(
         float(np.median([f.edge_blur_mm for f in one_soft.values()])), abs=0.01)
     assert softened <= max(widths) < 3.0
+
+
+def test_an_enrolled_model_gives_every_cell_the_second_look():
+    """The stock settings, but second_look_below 1 (every cell): the rest as they were."""
+    import yaml
+
+    from companion.vision.classify import default_model_dir
+    from companion.vision.enroll import EnrollError, enrolled_reader_settings
+    from companion.vision.reader import ReaderConfig
+
+    stock = (default_model_dir() / "reader.yaml").read_text(encoding="utf-8")
+    enrolled = yaml.safe_load(enrolled_reader_settings(stock))
+    assert enrolled.pop("second_look_below") == 1
+    assert yaml.safe_load(stock).pop("second_look_below") < 1
+    assert enrolled == {k: v for k, v in yaml.safe_load(stock).items()
+                        if k != "second_look_below"}
+    assert ReaderConfig(second_look_below=1).second_look_below == 1
+    with pytest.raises(EnrollError, match="second_look_below 0 times"):
+        enrolled_reader_settings("abstain_below: 0.7\n")

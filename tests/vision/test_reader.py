@@ -463,3 +463,27 @@ def test_the_reader_takes_every_core_but_one_for_the_screen(monkeypatch):
         monkeypatch.setattr(os, "sched_getaffinity", lambda pid, n=cores: set(range(n)),
                             raising=False)
         assert classify.reader_threads() == threads
+
+
+def test_second_look_below_one_turns_every_cell(fixtures):
+    """second_look_below 1 (an enrolled model's): each of the 25 crops is also read turned
+    three quarter turns, however sure the first look was."""
+    reader = BoardReader(threads=1)
+    frame = read_image(fixtures[0][0])
+    batches = []
+    probabilities = reader.model.probabilities
+
+    def spy(crops):
+        batches.append(len(crops))
+        return probabilities(crops)
+
+    reader.model.probabilities = spy
+    sure = reader.read(frame)
+    assert batches[0] == 25 and sum(batches[1:2]) < 75  # the stock: only the doubtful
+    reader.config = replace(reader.config, second_look_below=1.0)
+    reader.forget()
+    batches.clear()
+    turned = reader.read(frame, pose=sure.pose)
+    assert batches[:2] == [25, 75]
+    assert [c["kind"] for r in turned.cells for c in r] == [c["kind"] for r in sure.cells
+                                                            for c in r]
