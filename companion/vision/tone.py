@@ -13,12 +13,14 @@ A shadow (a lamp's, a player's) is no slope: it is a patch of grey light with an
 the sockets and round the grid: a grey shade is a change of light, a change of colour (a hand, a
 token off its cell, a glare) is not, and is left out. Its tone curve comes from the frame and the
 ground side by side, where both lie in one light. ``board`` is the plain mapping, kept for models
-trained on it. A model trained with
-``companion train --tone`` learns on cells mapped the same way, so it sees every board in one
-even light; the reader maps the cells only for such a model.
+trained on it.
 
-Nothing about the cells is used: tokens never lie outside the grid, so these areas are only ever
-covered by a hand or a glare, and robust fits (medians, outliers dropped) shrug that off.
+A model trained with ``companion train --tone`` (or enrolled) learns on cells mapped the same
+way, so it sees every board in one even light; the reader maps the cells only for such a model.
+
+Nothing about the cells is used: a token on its cell never reaches these areas, so they are
+covered only by a hand, a glare or a token well off its cell, and robust fits (medians, outliers
+dropped, the shade's test of grey) shrug that off.
 """
 
 from __future__ import annotations
@@ -92,8 +94,9 @@ class Tone:
 
 def tone_reference(geometry: BoardGeometry | None = None, art: Path | None = None
                    ) -> ToneReference:
-    """The reference areas, found in the board art: the dark frame, and the light ground outside
-    the grid's border away from any printing (title, boxes), each shrunk by MARGIN_MM."""
+    """The reference areas, found in the board art: the dark frame, the light ground outside
+    the grid's border away from any printing (title, boxes), and that ground wherever no token
+    on its cell reaches (round and between the sockets), each shrunk by MARGIN_MM."""
     g = geometry or BoardGeometry.from_components()
     return _reference(g.board, g.frame, g.grid_outer, g.token,
                       tuple(map(tuple, g.centres.reshape(-1, 2))), art_name("board.png", art))

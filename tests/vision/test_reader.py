@@ -418,14 +418,9 @@ def test_streaks_tell_a_shake_from_a_lens_out_of_focus(reader, fixtures):
     assert min(shaken) > 2 * reader.config.max_streak
 
 
-def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
-    """Frame after frame on a fixed rig, a cell whose crop is unchanged (sensor noise only)
-    keeps its answer; a cell that changed (here a hand-sized patch over one cell) goes through
-    the model again; forget() reads every cell afresh."""
-    from companion.vision.geometry import project
-
-    reader = BoardReader(threads=1)
-    batches = []
+def batch_sizes(reader: BoardReader) -> list[int]:
+    """The size of every batch the reader's model is given from now on, as a list that grows."""
+    batches: list[int] = []
     probabilities = reader.model.probabilities
 
     def spy(crops):
@@ -433,6 +428,17 @@ def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
         return probabilities(crops)
 
     reader.model.probabilities = spy
+    return batches
+
+
+def test_fixed_rig_reads_again_only_the_cells_that_changed(fixtures):
+    """Frame after frame on a fixed rig, a cell whose crop is unchanged (sensor noise only)
+    keeps its answer; a cell that changed (here a hand-sized patch over one cell) goes through
+    the model again; forget() reads every cell afresh."""
+    from companion.vision.geometry import project
+
+    reader = BoardReader(threads=1)
+    batches = batch_sizes(reader)
     image, _ = fixtures[0]
     frame = read_image(image)
     first = reader.read(frame)
@@ -470,14 +476,7 @@ def test_second_look_below_one_turns_every_cell(fixtures):
     three quarter turns, however sure the first look was."""
     reader = BoardReader(threads=1)
     frame = read_image(fixtures[0][0])
-    batches = []
-    probabilities = reader.model.probabilities
-
-    def spy(crops):
-        batches.append(len(crops))
-        return probabilities(crops)
-
-    reader.model.probabilities = spy
+    batches = batch_sizes(reader)
     sure = reader.read(frame)
     assert batches[0] == 25 and sum(batches[1:2]) < 75  # the stock: only the doubtful
     reader.config = replace(reader.config, second_look_below=1.0)
