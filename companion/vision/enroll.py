@@ -645,12 +645,7 @@ def _second_views_differ(views: dict[str, list[tuple[np.ndarray, np.ndarray, str
 
 def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
     """``face`` (BGRA) turned about its centre to lie as ``reference`` does."""
-    return _turned(face, _turn_onto(face, reference))
-
-
-def _turn_onto(face: np.ndarray, reference: np.ndarray) -> float:
-    """The turn (degrees) that lays ``face`` as ``reference`` lies (:func:`_pose_onto`)."""
-    return _pose_onto(face, reference)[0]
+    return _turned(face, _pose_onto(face, reference)[0])
 
 
 def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:

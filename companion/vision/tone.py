@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -61,6 +62,7 @@ class ToneReference:
     dark: np.ndarray  # (3,) BGR 0..1, as printed (the art)
     light: np.ndarray
     ground_mm: np.ndarray  # (GROUND_POINTS, 2): the light ground round and between the sockets
+    pairs: np.ndarray  # (POINTS, K): for each dark sample, the light ones within PAIR_MM (-1: no)
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,20 @@ def _reference(board: float, frame: float, grid_outer: tuple[float, float], toke
     for x, y in centres:  # no token on its cell reaches there
         clear &= np.hypot(xs - x, ys - y) > token / 2 + SOCKET_CLEAR_MM
     ground = _shrink(~frame_band & plain & clear, kernel)
-    return ToneReference(_spread(dark), _spread(light), board, np.median(art[dark], axis=0),
-                         np.median(art[light], axis=0), _spread(ground, GROUND_POINTS))
+    dark_mm, light_mm = _spread(dark), _spread(light)
+    return ToneReference(dark_mm, light_mm, board, np.median(art[dark], axis=0),
+                         np.median(art[light], axis=0), _spread(ground, GROUND_POINTS),
+                         _pairs(dark_mm, light_mm))
+
+
+def _pairs(dark_mm: np.ndarray, light_mm: np.ndarray) -> np.ndarray:
+    """For each dark sample, the indices of the light samples within PAIR_MM, padded with -1."""
+    near = np.linalg.norm(dark_mm[:, None] - light_mm[None], axis=2) <= PAIR_MM
+    pairs = np.full((len(dark_mm), max(1, int(near.sum(axis=1).max()))), -1, np.int64)
+    for i, row in enumerate(near):
+        found = np.nonzero(row)[0]
+        pairs[i, :len(found)] = found
+    return pairs
 
 
 def _shrink(mask: np.ndarray, kernel: np.ndarray) -> np.ndarray:
@@ -172,10 +186,11 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
     most = np.log(MAX_FALL_OFF) / reference.board
     seen_slope = np.clip(coef[1:], -most, most)
     flat_light = np.median(light[1][keep] - (at[keep] @ seen_slope)[:, None], axis=0)
-    flat_dark = np.median(dark[1] - ((dark[0] - centre) @ seen_slope)[:, None], axis=0)
-    contrast = float(np.mean(flat_light - flat_dark))
     if mapping == SHADE:
-        contrast = _side_by_side_contrast(dark, light)
+        contrast = _side_by_side_contrast(dark, light, reference.pairs)
+    else:
+        flat_dark = np.median(dark[1] - ((dark[0] - centre) @ seen_slope)[:, None], axis=0)
+        contrast = float(np.mean(flat_light - flat_dark))
     printed = float(np.mean(np.log(reference.light) - np.log(reference.dark)))
     if contrast <= 0 or printed <= 0:
         return None
@@ -191,15 +206,18 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
     return tone
 
 
-def _side_by_side_contrast(dark: tuple[np.ndarray, np.ndarray],
-                           light: tuple[np.ndarray, np.ndarray]) -> float:
-    """The seen log contrast of ground and frame, where each frame sample is matched with the
-    ground within PAIR_MM of it (one light, whatever shade lies elsewhere); the median over the
-    frame, or NaN where no pair is seen."""
-    near = np.linalg.norm(dark[0][:, None] - light[0][None], axis=2) <= PAIR_MM
-    pairs = [np.mean(np.median(light[1][row], axis=0) - dark[1][i])
-             for i, row in enumerate(near) if row.sum() >= 3]
-    return float(np.median(pairs)) if pairs else float("nan")
+def _side_by_side_contrast(dark: Sampled, light: Sampled, pairs: np.ndarray) -> float:
+    """The seen log contrast of ground and frame, where each frame sample seen is matched with
+    the ground seen within PAIR_MM of it (``pairs``; one light, whatever shade lies elsewhere):
+    the median over the frame, or NaN where no frame sample has 3 such."""
+    ground = np.full((len(light.inside) + 1, 3), np.nan)  # the last row: no sample
+    ground[:-1][light.inside] = light.logs
+    near = ground[pairs[dark.inside]]  # (dark seen, K, 3); -1 picks the last row
+    enough = np.isfinite(near[:, :, 0]).sum(axis=1) >= 3
+    if not enough.any():
+        return float("nan")
+    seen = np.nanmedian(near[enough], axis=1) - dark.logs[enough]
+    return float(np.median(seen.mean(axis=1)))
 
 
 def _with_shade(tone: Tone, frame: np.ndarray, pose: np.ndarray, reference: ToneReference
@@ -209,7 +227,7 @@ def _with_shade(tone: Tone, frame: np.ndarray, pose: np.ndarray, reference: Tone
     seen = _sample(frame, pose, reference.ground_mm)
     if seen is None:
         return tone
-    points, logs = seen
+    points, logs, _ = seen
     off = logs / tone.gamma - np.log(tone.gains) - np.log(reference.light)
     shade = off.mean(axis=1)
     grey = np.abs(off - shade[:, None]).max(axis=1) <= GREY_SHADE
@@ -221,20 +239,35 @@ def sample_colours(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The board points (mm) that fall inside the frame, and the frame's colours there (BGR,
     0..255)."""
+    inside, colours = _seen(frame, pose, points_mm)
+    return points_mm[inside], colours
+
+
+def _seen(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """Which board points (mm) fall inside the frame, and the frame's colours at those."""
     px = np.round(project(pose, points_mm)).astype(np.int64)
     h, w = frame.shape[:2]
     inside = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    return points_mm[inside], frame[px[inside, 1], px[inside, 0]].astype(np.float64)
+    return inside, frame[px[inside, 1], px[inside, 0]].astype(np.float64)
 
 
-def _sample(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The points (mm) that fall inside the frame and the log of their colours (0..1), or None
-    if too few do."""
-    points, colours = sample_colours(frame, pose, points_mm)
-    if len(points) < MIN_SEEN * len(points_mm):
+class Sampled(NamedTuple):
+    """Reference samples seen in a frame: their points (mm), the log of their colours (0..1),
+    and which of the reference's samples they are."""
+
+    points: np.ndarray
+    logs: np.ndarray
+    inside: np.ndarray  # (N,) bool over the reference's samples
+
+
+def _sample(frame: np.ndarray, pose: np.ndarray, points_mm: np.ndarray) -> Sampled | None:
+    """The points (mm) that fall inside the frame and the log of their colours, or None if too
+    few do."""
+    inside, colours = _seen(frame, pose, points_mm)
+    if inside.sum() < MIN_SEEN * len(points_mm):
         return None
-    return points, np.log(np.maximum(colours, 1.0) / 255.0)
+    return Sampled(points_mm[inside], np.log(np.maximum(colours, 1.0) / 255.0), inside)
 
 
 def apply_luts(crops: np.ndarray, luts: np.ndarray) -> np.ndarray:
