@@ -437,9 +437,11 @@ def _cat_names(components: Components, player: str) -> list[str]:
 
 def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str, np.ndarray]:
     """Each family of one design (:func:`design_families`) turned onto its first face, and
-    again onto the median of them all; then every pixel where a face looks like that median
-    taken from it: a glare, a shadow, a speck of one photo is outvoted by the others, and
-    only what differs by design (a number, a basket, a mark) stays each face's own. The coin
+    again onto the median of them all; each face's light evened onto theirs
+    (:func:`_light_evened`), then every pixel where a face looks like that median taken from
+    it: a glare, a shadow, a speck of one photo is outvoted by the others, and only what
+    differs by design (a number, a basket, a mark) stays each face's own; an ingredient's
+    sides keep their own only where at least half of them differ (:func:`_design_zone`). The coin
     sides' families (one per price) are then turned onto each other by their marks
     (:func:`_turn_prices_alike`), so that every coin lies alike, as the closer look compares
     them. A cat is then its family's median but for its number (:func:`_number_zones`).
@@ -459,10 +461,14 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         turned = [_moved_onto(_turned_onto(f, reference), reference) for f in turned]
         colours = np.stack([f[:, :, :3].astype(np.float32) for f in turned])
         median = np.median(colours, axis=0)
+        colours = np.stack([_light_evened(colour, median) for colour in colours])
+        median = np.median(colours, axis=0)
         smooth_median = cv2.GaussianBlur(median, (0, 0), 2)
-        for name, face, colour in zip(present, turned, colours, strict=True):
-            apart = np.abs(cv2.GaussianBlur(colour, (0, 0), 2) - smooth_median).max(axis=2)
-            own = np.clip((apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1)
+        aparts = np.stack([np.abs(cv2.GaussianBlur(colour, (0, 0), 2) - smooth_median).max(axis=2)
+                           for colour in colours])
+        zone = _design_zone(aparts) if present[0].startswith("ingredient") else 1.0
+        for name, face, colour, apart in zip(present, turned, colours, aparts, strict=True):
+            own = np.clip((apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1) * zone
             own = cv2.GaussianBlur(own, (0, 0), 1.5)[:, :, None]
             mixed = own * colour + (1 - own) * median
             tidy[name] = np.dstack([np.clip(mixed, 0, 255).astype(np.uint8), face[:, :, 3]])
@@ -472,6 +478,41 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         colour = medians[name] + zone[:, :, None] * marks[name]
         tidy[name] = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), faces[name][:, :, 3]])
     return _turn_prices_alike(tidy, marks, components)
+
+
+# a face's light is evened onto its family's over windows this share of a face wide (FACE_PX)
+EVEN_LIGHT_WINDOW = 0.37
+
+
+def _light_evened(colour: np.ndarray, median: np.ndarray) -> np.ndarray:
+    """A face (float BGR, FACE_PX) lit as its family's median: divided by how much brighter
+    it is, as a median over windows EVEN_LIGHT_WINDOW of a face wide, smoothed. A glare or a
+    shadow over part of one photo changes slowly and comes off; a number, a basket or a mark
+    covers less than half of a window and stays."""
+    ratio = np.clip((colour.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0), 0.25, 3.9)
+    window = int(round(EVEN_LIGHT_WINDOW * FACE_PX)) | 1
+    # the median filter takes any window on 8 bits: the ratio in 64ths
+    gain = cv2.medianBlur(np.round(ratio * 64).astype(np.uint8), window).astype(np.float32) / 64
+    gain = cv2.GaussianBlur(gain, (0, 0), window / 12)
+    return colour / gain[:, :, None]
+
+
+# where an ingredient's sides differ by design (the price, the basket): at least half of them
+# differ from their median by OWN_ABOVE, widened by DESIGN_MARGIN of a face (FACE_PX)
+DESIGN_MARGIN = 0.03
+
+
+def _design_zone(aparts: np.ndarray) -> np.ndarray:
+    """Where one ingredient's sides differ by design (weights, FACE_PX), from how far each
+    differs from their median (faces, FACE_PX, FACE_PX): where at least half of them differ.
+    The price and the basket lie in one place on every side, so a glare or a shadow on one
+    or two photos, which differs as much, lies outside and is outvoted there."""
+    # the least of the farther half: as far as at least half of them are
+    half = np.sort(aparts, axis=0)[len(aparts) // 2]
+    varies = (half >= OWN_ABOVE).astype(np.uint8)
+    margin = 2 * int(round(DESIGN_MARGIN * FACE_PX)) + 1
+    zone = cv2.dilate(varies, np.ones((margin, margin), np.uint8)).astype(np.float32)
+    return cv2.GaussianBlur(zone, (0, 0), 3.0)
 
 
 # a cat's number: where its family varies across the numbers at least this share of the most it

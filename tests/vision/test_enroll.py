@@ -484,6 +484,64 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
             assert apart(tidy[mine], clean[mine], disc) < near, mine
 
 
+def _ingredient_side(price, angle, glare=0.0, shade=1.0):
+    """A drawn ingredient side: a pale disc, a red crescent and a green triangle, and a white
+    badge with its price, turned by ``angle``; lit as a photo did: a glare (white laid over
+    its lower left, this much at most) or a shade (its left side this bright)."""
+    import cv2
+
+    face = np.full((256, 256, 3), 150, np.uint8)
+    cv2.circle(face, (128, 128), 122, (235, 215, 200), -1)
+    cv2.ellipse(face, (110, 200), (70, 25), 0, 0, 360, (50, 50, 210), -1)
+    cv2.fillPoly(face, [np.array([(90, 80), (150, 80), (120, 130)])], (20, 90, 40))
+    cv2.rectangle(face, (160, 150), (210, 200), (240, 240, 240), -1)
+    cv2.putText(face, str(price), (170, 190), cv2.FONT_HERSHEY_SIMPLEX, 1.3, (25, 25, 25), 4)
+    lit = cv2.GaussianBlur(face.astype(np.float32), (0, 0), 0.8)
+    y, x = np.mgrid[0:256, 0:256]
+    veil = glare * np.exp(-((x - 70) ** 2 + (y - 170) ** 2) / (2 * 45.0 ** 2))[:, :, None]
+    lit = lit * (1 - veil) + 255 * veil
+    lit *= np.interp(x, (0, 255), (shade, 1.0))[:, :, None]
+    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    return _moved(np.dstack([np.clip(lit, 0, 255).astype(np.uint8), alpha]), angle, 0.0, 0.0)
+
+
+def test_a_glare_or_a_shade_on_one_ingredient_side_is_outvoted_and_each_keeps_its_price():
+    """One ingredient's six sides, each cut turned its own way: the 3 under a glare washing
+    its lower left, the 5 in a shade darkening its left. After tidying, both are lit as the
+    others away from the price (where the closer look would compare a glare's wash with a
+    token in play, and find the 3 less like a 3 than the 2 is), and every side keeps its own
+    price."""
+    c = food_alley()
+    names = [f"ingredient:tofu-{p}" for p in range(1, 7)]
+    assert names == next(f for f in enroll.design_families(c) if f[0] == names[0])
+    faces = {n: _ingredient_side(p, 50.0 * p, glare=0.85 if p == 3 else 0.0,
+                                 shade=0.6 if p == 5 else 1.0)
+             for p, n in enumerate(names, 1)}
+    clean = {n: _ingredient_side(p, 0.0).astype(np.float32) for p, n in enumerate(names, 1)}
+    tidy = enroll.tidy_faces(faces, c)
+    # each laid back as drawn (turned onto the first face, which lies 50 degrees round)
+    flat = {n: _moved(tidy[n], -50.0, 0.0, 0.0).astype(np.float32) for n in names}
+    badge = np.zeros((256, 256), bool)
+    badge[145:205, 155:215] = True
+    away = enroll._disc_mask(256, 110.0) & ~badge
+    y, x = np.mgrid[0:256, 0:256]
+    under_glare = away & ((x - 70) ** 2 + (y - 170) ** 2 < 60 ** 2)
+
+    def apart(a, b, where):
+        return float(np.abs(a[:, :, :3] - b[:, :, :3])[where].mean())
+
+    glared, shaded = names[2], names[4]
+    assert apart(_moved(faces[glared], -150.0, 0.0, 0.0).astype(np.float32), clean[glared],
+                 under_glare) > 40  # as cut: washed
+    assert apart(flat[glared], flat[names[1]], under_glare) < 4
+    assert apart(flat[shaded], flat[names[1]], away) < 4
+    drawn = np.stack([clean[n][:, :, :3] for n in names])
+    digits = badge & ((drawn.max(axis=0) - drawn.min(axis=0)).max(axis=2) > 60)
+    for name in names:
+        near = min(apart(flat[name], clean[other], digits) for other in names if other != name)
+        assert apart(flat[name], clean[name], digits) < near / 2, name
+
+
 def test_washed_out_faces_are_named_by_photo_and_cell_or_as_all_of_a_photo():
     from companion.vision.enroll import CutFaces, washed_out_warnings
 
