@@ -488,7 +488,10 @@ def _light_evened(colour: np.ndarray, median: np.ndarray) -> np.ndarray:
     """A face (float BGR, FACE_PX) lit as its family's median: divided by how much brighter
     it is, as a median over windows EVEN_LIGHT_WINDOW of a face wide, smoothed. A glare or a
     shadow over part of one photo changes slowly and comes off; a number, a basket or a mark
-    covers less than half of a window and stays."""
+    covers less than half of a window and stays. A basket printed over a whole face would
+    not: its brightness (not its hue) would be evened too. Evening only the light's change
+    across a face (the gain over its median) kept that, but left a glare over most of a face
+    (704's noodle 6) as it was."""
     ratio = np.clip((colour.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0), 0.25, 3.9)
     window = int(round(EVEN_LIGHT_WINDOW * FACE_PX)) | 1
     # the median filter takes any window on 8 bits: the ratio in 64ths
