@@ -466,7 +466,7 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         smooth_median = cv2.GaussianBlur(median, (0, 0), 2)
         aparts = np.stack([np.abs(cv2.GaussianBlur(colour, (0, 0), 2) - smooth_median).max(axis=2)
                            for colour in colours])
-        zone = _design_zone(aparts) if present[0].startswith("ingredient") else 1.0
+        zone = _design_zone(aparts) if Label.parse(present[0]).kind == "ingredient" else 1.0
         for name, face, colour, apart in zip(present, turned, colours, aparts, strict=True):
             own = np.clip((apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1) * zone
             own = cv2.GaussianBlur(own, (0, 0), 1.5)[:, :, None]
@@ -512,10 +512,14 @@ def _design_zone(aparts: np.ndarray) -> np.ndarray:
     or two photos, which differs as much, lies outside and is outvoted there."""
     # the least of the farther half: as far as at least half of them are
     half = np.sort(aparts, axis=0)[len(aparts) // 2]
-    varies = (half >= OWN_ABOVE).astype(np.uint8)
-    margin = 2 * int(round(DESIGN_MARGIN * FACE_PX)) + 1
-    zone = cv2.dilate(varies, np.ones((margin, margin), np.uint8)).astype(np.float32)
+    zone = _widened((half >= OWN_ABOVE).astype(np.uint8), DESIGN_MARGIN).astype(np.float32)
     return cv2.GaussianBlur(zone, (0, 0), 3.0)
+
+
+def _widened(mask: np.ndarray, share: float) -> np.ndarray:
+    """A mask (uint8, FACE_PX) widened by ``share`` of a face on every side."""
+    margin = 2 * int(round(share * FACE_PX)) + 1
+    return cv2.dilate(mask, np.ones((margin, margin), np.uint8))
 
 
 # a cat's number: where its family varies across the numbers at least this share of the most it
@@ -548,9 +552,7 @@ def _number_zones(marks: dict[str, np.ndarray], components: Components
         for n in cats[p]]).std(axis=0).max(axis=2) for p in colours])
     varies = np.sort(varies, axis=0)[1] * _disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
     number = (varies >= NUMBER_VARIES * np.percentile(varies, 99.5)).astype(np.uint8)
-    margin = 2 * int(round(NUMBER_MARGIN * FACE_PX)) + 1
-    count, parts, stats, _ = cv2.connectedComponentsWithStats(
-        cv2.dilate(number, np.ones((margin, margin), np.uint8)))
+    count, parts, stats, _ = cv2.connectedComponentsWithStats(_widened(number, NUMBER_MARGIN))
     if count < 2:
         return {}
     zone = (parts == 1 + np.argmax(stats[1:, cv2.CC_STAT_AREA])).astype(np.float32)
