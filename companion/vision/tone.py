@@ -172,6 +172,8 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
         return None
     centre = np.full(2, reference.board / 2)
     # the fall-off: a plane through the log brightness of the light ground, outliers dropped
+    # round the median of what is kept, not round the plane: where a shadow covers most of
+    # the ground, the first plane lies between its two lights, near none of the samples
     at = light[0] - centre
     level = light[1].mean(axis=1)
     design = np.c_[np.ones(len(at)), at]
@@ -180,7 +182,7 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
         coef = np.linalg.lstsq(design[keep], level[keep], rcond=None)[0]
         res = level - design @ coef
         spread = 1.4826 * np.median(np.abs(res[keep] - np.median(res[keep])))
-        keep = np.abs(res) <= 3 * spread + 0.02
+        keep = np.abs(res - np.median(res[keep])) <= 3 * spread + 0.02
         if keep.sum() < 3 * MIN_SEEN * len(reference.light_mm) / 4:
             return None
     most = np.log(MAX_FALL_OFF) / reference.board
