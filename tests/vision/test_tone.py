@@ -144,8 +144,9 @@ def test_a_hard_shadow_over_part_of_the_board_is_measured_cell_by_cell():
 def test_a_shadow_over_most_of_the_ground_is_measured_though_two_corners_are_lit():
     """The light ground's fit drops what lies off the light of most of it: with two corners lit
     and the rest in shadow, a plane through all of it lies between the two and near none of
-    the samples; the window round its median keeps the shadowed majority. The fit took none
-    before, and the cells went unmapped to a network that had learnt only mapped ones."""
+    the samples; the window round the median of its samples keeps the shadowed majority (a
+    window round the plane kept too few, and the frame went unmapped). The cells in the
+    shadow are mapped back to their print."""
     ref = tone_reference(G)
     printed, pose = photograph()
     lit, _ = photograph((1.1, 1.0, 0.9), 1.2)
@@ -158,7 +159,7 @@ def test_a_shadow_over_most_of_the_ground_is_measured_though_two_corners_are_lit
     tone = measure_tone(seen, pose, ref, SHADE)
     assert tone is not None and tone.gamma == pytest.approx(1.2, rel=0.06)
     centres = G.centres.reshape(-1, 2)
-    clear = 90.0 + 20.0  # a cell whose centre lies this far inside a lit square may be lit
+    clear = 90.0 + 20.0  # a token whose centre lies within 20 mm of a lit square may be lit
     shaded = ~np.all(centres < clear, axis=1) & ~np.all(centres > G.board - clear, axis=1)
     restored = apply_luts(cells(seen, pose), tone.luts(centres))
     diff = np.abs(restored.astype(int) - cells(printed, pose))[shaded]
