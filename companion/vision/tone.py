@@ -181,8 +181,9 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
     for _ in range(3):
         coef = np.linalg.lstsq(design[keep], level[keep], rcond=None)[0]
         res = level - design @ coef
-        spread = 1.4826 * np.median(np.abs(res[keep] - np.median(res[keep])))
-        keep = np.abs(res - np.median(res[keep])) <= 3 * spread + 0.02
+        middle = np.median(res[keep])
+        spread = 1.4826 * np.median(np.abs(res[keep] - middle))
+        keep = np.abs(res - middle) <= 3 * spread + 0.02
         if keep.sum() < 3 * MIN_SEEN * len(reference.light_mm) / 4:
             return None
     most = np.log(MAX_FALL_OFF) / reference.board
