@@ -60,6 +60,10 @@ class ReaderConfig:
     blurred_closer_look_below: float = 1.0
     blurred_closer_look_cells: float = 25
     unchanged_below: float = 8.0  # a cell whose crop changed less than this is not classified
+    # a cell whose crop, mapped to the board's print colours (a model learnt with the mapping),
+    # is washed out (every channel 250 or more) over more than this share of its token's
+    # disc is left unknown: the light left nothing of its print there to read
+    washed_out_above: float = 0.8
     # the closer look (artcheck.py): a cell less sure than closer_look_below (or than the
     # frame's abstain threshold, if higher) whose family (a player's cats, one ingredient's
     # tokens) is at least closer_look_family likely is compared with the family's art at
@@ -285,7 +289,8 @@ class BoardReader:
         """Probabilities for the 25 crops. Cells whose crop has not changed since it was last
         classified (no 8x8 block brighter or darker by ``unchanged_below`` on average: sensor
         noise, not a token moved, turned or covered) keep their answer; the rest go through the
-        model in one batch, and those it is unsure of get a closer look."""
+        model in one batch, and those it is unsure of get a closer look; a cell the mapping to
+        the print's colours washes out is left unknown (:meth:`_washed_out`)."""
         if self._seen is None or self.config.unchanged_below <= 0:
             self._seen = (crops.copy(), np.empty((len(crops), len(self.model.labels)),
                                                  np.float32))
@@ -295,10 +300,28 @@ class BoardReader:
             todo = np.nonzero(changed)[0]
         seen_crops, seen_probs = self._seen
         if len(todo):
-            probs = self._look(self._in_print_colours(crops[todo], todo, frame, pose))
-            seen_probs[todo] = self._closer_look(probs, todo, frame, pose, blur, abstain_below)
-            seen_crops[todo] = crops[todo]
+            picked = crops[todo]
+            mapped = self._in_print_colours(picked, todo, frame, pose)
+            probs = self._look(mapped)
+            probs = self._closer_look(probs, todo, frame, pose, blur, abstain_below)
+            if mapped is not picked:  # mapped to the print: a washed-out crop shows none
+                probs[self._washed_out(mapped)] = 0.0  # no label likely: unknown
+            seen_probs[todo] = probs
+            seen_crops[todo] = picked
         return seen_probs.copy()
+
+    def _washed_out(self, mapped: np.ndarray) -> np.ndarray:
+        """Which crops, mapped to the board's print colours, are washed out over more than
+        ``washed_out_above`` of their token's disc (its inner nine tenths). A glare under a
+        dim light is the case: the mapping lifts the frame by the light it measured on the
+        board's ground, where the glare is left out as an outlier, and the glare goes white.
+        An enrolled model read such cells as empty, 98 % sure (docs/vision.md)."""
+        size = mapped.shape[1]
+        radius = 0.9 * self.geometry.token / 2 * size / self.model.crop_mm
+        yy, xx = np.mgrid[:size, :size] - (size - 1) / 2
+        disc = yy ** 2 + xx ** 2 <= radius ** 2
+        white = mapped.min(axis=3) >= 250
+        return white[:, disc].mean(axis=1) > self.config.washed_out_above
 
     def _look(self, crops: np.ndarray) -> np.ndarray:
         """The model's answers, with a second look at those it is not sure of (every one, when
