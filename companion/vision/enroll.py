@@ -407,8 +407,8 @@ MAX_SHIFT_PX = 24.0  # two cuts of a face lie at most this far apart (FACE_PX), 
 DETAIL_PER_FACE = 32  # a face's detail: less its blur over this share of its width
 MERGE_ALIKE = 0.6  # a second photo's cut laid onto the first this alike (_detail_alike) or less
 #                    is left out of the face: laid wrong, it would print the face twice over
-# a face's pixel is its own where it differs from its family's median by this much (grey
-# levels, after a slight blur), the median's where it differs by less than SAME_BELOW
+# a coin's or a cat's pixel is its own where it differs from its family's median by this much
+# (grey levels, after a slight blur), the median's where it differs by less than SAME_BELOW
 OWN_ABOVE = 30.0
 SAME_BELOW = 12.0
 
@@ -441,7 +441,8 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
     (:func:`_light_evened`), then every pixel where a face looks like that median taken from
     it: a glare, a shadow, a speck of one photo is outvoted by the others, and only what
     differs by design (a number, a basket, a mark) stays each face's own; an ingredient's
-    sides keep their own only where at least half of them differ (:func:`_design_zone`). The coin
+    sides keep all of their own where at least half of them differ (:func:`_design_zone`),
+    and none elsewhere. The coin
     sides' families (one per price) are then turned onto each other by their marks
     (:func:`_turn_prices_alike`), so that every coin lies alike, as the closer look compares
     them. A cat is then its family's median but for its number (:func:`_number_zones`).
@@ -466,9 +467,12 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         smooth_median = cv2.GaussianBlur(median, (0, 0), 2)
         aparts = np.stack([np.abs(cv2.GaussianBlur(colour, (0, 0), 2) - smooth_median).max(axis=2)
                            for colour in colours])
-        zone = _design_zone(aparts) if Label.parse(present[0]).kind == "ingredient" else 1.0
+        zone = _design_zone(aparts) if Label.parse(present[0]).kind == "ingredient" else None
         for name, face, colour, apart in zip(present, turned, colours, aparts, strict=True):
-            own = np.clip((apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1) * zone
+            # an ingredient's side keeps all of its design zone: a price blurred in its photo
+            # differs from the median less than OWN_ABOVE, and would be faded towards it
+            own = zone if zone is not None else np.clip(
+                (apart - SAME_BELOW) / (OWN_ABOVE - SAME_BELOW), 0, 1)
             own = cv2.GaussianBlur(own, (0, 0), 1.5)[:, :, None]
             mixed = own * colour + (1 - own) * median
             tidy[name] = np.dstack([np.clip(mixed, 0, 255).astype(np.uint8), face[:, :, 3]])
