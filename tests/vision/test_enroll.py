@@ -547,8 +547,8 @@ def test_a_faint_price_on_an_ingredient_side_is_kept_as_cut_not_faded_to_the_med
     """One ingredient's six sides cut from soft photos, their prices grey on the white badge
     and blurred: a digit's stroke then differs from the six sides' median by less than
     OWN_ABOVE in places. Each side keeps its price as it was cut, not faded towards the median
-    of six prices, where one price looks more like another (as the bundled art's sambal
-    sides were cut: their prices faded, and read less surely in play)."""
+    of six prices, where one price looks more like another (as the bundled art's sambal sides
+    were once tidied)."""
     c = food_alley()
     names = [f"ingredient:tofu-{p}" for p in range(1, 7)]
     faces = {n: _ingredient_side(p, 50.0 * p, ink=90, blur=1.6) for p, n in enumerate(names, 1)}
