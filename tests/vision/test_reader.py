@@ -200,7 +200,8 @@ def test_a_cell_the_mapping_washes_out_is_left_unknown(model_copy, fixtures):
                  if t.startswith("ingredient") or t.startswith("coin"))
     centres = reader.geometry.centres.reshape(-1, 2)
     x, y = project(pose, centres[token:token + 1])[0]
-    radius = np.linalg.norm(project(pose, centres[token:token + 1] + [[15.0, 0.0]])[0] - (x, y))
+    rim = centres[token:token + 1] + [[reader.geometry.token / 2, 0.0]]
+    radius = np.linalg.norm(project(pose, rim)[0] - (x, y))  # the token's, in frame px
     yy, xx = np.mgrid[:frame.shape[0], :frame.shape[1]]
     glare = np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * (0.8 * radius) ** 2))[:, :, None]
     frame = np.clip(frame + 200 * glare, 0, 255).astype(np.uint8)
