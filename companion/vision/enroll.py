@@ -25,7 +25,7 @@ import numpy as np
 from companion.rules.components import Components, food_alley
 from companion.rules.food_alley.market import name as cell_name
 from companion.vision.assets import Label
-from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, disc_mask
 
 MAX_PHOTOS = 9  # the empty board included
 CELLS = 25
@@ -305,16 +305,16 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     where: dict[str, str] = {}
     profiles: dict[str, np.ndarray] = {}
     washed_out: dict[str, list[str]] = {}
-    face_disc = _disc_mask(FACE_PX, FACE_PX / 2 * 0.97)
+    face_disc = disc_mask(FACE_PX, FACE_PX / 2 * 0.97)
     # each token's or cat's cuts, with where the camera clipped them, and the place of each
     views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]] = {}
     size = int(round(2 * half * ppm))
-    ring = _disc_mask(size, RING_MM[1] * ppm) & ~_disc_mask(size, RING_MM[0] * ppm)
+    ring = disc_mask(size, RING_MM[1] * ppm) & ~disc_mask(size, RING_MM[0] * ppm)
     bare_cells = [rectify(empty_frame, empty_pose, ppm, (2 * half, 2 * half),
                           (cx - half, cy - half)).astype(np.float32) for cx, cy in centres]
     # a socket the empty board's photo washed out: what is laid there later is judged and cut
     # against the other sockets, where they are all printed alike; else against a blank
-    socket = _disc_mask(size, g.token / 2 * ppm)
+    socket = disc_mask(size, g.token / 2 * ppm)
     washed = [i for i, bare in enumerate(bare_cells)
               if (bare.max(axis=2)[socket] >= CLIPPED).mean() >= WASHED_OUT]
     if washed:
@@ -554,7 +554,7 @@ def _number_zones(marks: dict[str, np.ndarray], components: Components
     varies = np.stack([np.stack([
         _warped(cv2.GaussianBlur(marks[n], (0, 0), 2), _turning(FACE_PX, angles[p]))
         for n in cats[p]]).std(axis=0).max(axis=2) for p in colours])
-    varies = np.sort(varies, axis=0)[1] * _disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
+    varies = np.sort(varies, axis=0)[1] * disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
     number = (varies >= NUMBER_VARIES * np.percentile(varies, 99.5)).astype(np.uint8)
     count, parts, stats, _ = cv2.connectedComponentsWithStats(_widened(number, NUMBER_MARGIN))
     if count < 2:
@@ -597,7 +597,7 @@ def _turn_by_marks(pairs: list[tuple[np.ndarray, np.ndarray]]) -> float:
     """The turn (degrees) under which each pair's second image of marks (MARKS_PX, where a
     face differs from its family) best meets its first, summed over the pairs
     (:func:`_best_turn`)."""
-    mask = _disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
+    mask = disc_mask(MARKS_PX, MARKS_PX / 2 * 0.9)
     centre = ((MARKS_PX - 1) / 2, (MARKS_PX - 1) / 2)
 
     def score(angle: float) -> float:
@@ -706,7 +706,7 @@ def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, f
     disc (:func:`_best_turn`); then the move refined at full size. A cut lies a pixel or
     two off its token's centre, so a turn alone, or a face's light, would draw the turn
     astray on a design as round as a coin's."""
-    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+    mask = disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
     scale = face.shape[0] / TURN_PX
 
     def detail(image: np.ndarray) -> np.ndarray:
@@ -745,7 +745,7 @@ def _detail_alike(colour: np.ndarray, reference: np.ndarray) -> float:
     """How alike two faces (BGR) laid alike are: the correlation of their detail (grey levels
     less their blur) inside the disc; about 0.85 for two photos of one face, under 0.6 for a
     face laid wrong."""
-    mask = _disc_mask(colour.shape[0], colour.shape[0] / 2 * 0.85)
+    mask = disc_mask(colour.shape[0], colour.shape[0] / 2 * 0.85)
 
     def standard(image: np.ndarray) -> np.ndarray:
         values = _print_detail(image)[mask]
@@ -816,15 +816,15 @@ def _occupancy(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.
     (:func:`_differs`, certain): a shopper hides little of the socket's lines but is
     coloured."""
     size = seen.shape[0]
-    socket = _disc_mask(size, token_mm / 2 * ppm)
-    near = _disc_mask(size, RING_MM[0] * ppm)  # the socket and its printed ring
+    socket = disc_mask(size, token_mm / 2 * ppm)
+    near = disc_mask(size, RING_MM[0] * ppm)  # the socket and its printed ring
     seen_detail, bare_detail = _detail(seen), _detail(bare)
     x, y = seen_detail[near], bare_detail[near]
     scale = float((x * y).sum() / max(float((y * y).sum()), 1e-9))
     new = np.abs(seen_detail - scale * bare_detail) > STRUCTURE_OFF
     colour = _differs(seen, bare, ring, ground, certain=True)
     return (float(new[socket].mean()),
-            float(colour[_disc_mask(size, token_mm / 2 * 0.9 * ppm)].mean()))
+            float(colour[disc_mask(size, token_mm / 2 * 0.9 * ppm)].mean()))
 
 
 def _socket_stand_in(bare_cells: list[np.ndarray], washed: list[int], ring: np.ndarray,
@@ -913,15 +913,6 @@ def _plane_terms(h: int, w: int) -> np.ndarray:
     return terms
 
 
-@lru_cache(maxsize=16)
-def _disc_mask(size: int, radius: float) -> np.ndarray:
-    """Pixels of a size x size square within radius of its centre (the same few, every cell)."""
-    r = np.arange(size) - (size - 1) / 2
-    mask = (r[None, :] ** 2 + r[:, None] ** 2) <= radius ** 2
-    mask.setflags(write=False)
-    return mask
-
-
 def _token_disc(differs: np.ndarray, radius_px: float, reach_px: float
                 ) -> tuple[float, float, float]:
     """Where a token lies in a cell's crop and how large it looks (x, y, radius in px), its
@@ -931,7 +922,7 @@ def _token_disc(differs: np.ndarray, radius_px: float, reach_px: float
     a little larger or smaller). The socket's printed rings cannot pull it: they are in both
     photos."""
     mask = differs.astype(np.float32)
-    near = _disc_mask(mask.shape[0], reach_px)  # a token lies in its socket, a few mm off
+    near = disc_mask(mask.shape[0], reach_px)  # a token lies in its socket, a few mm off
     best = (-2.0, 0.0, 0.0, radius_px)
     for factor in DISC_SIZES:
         r = radius_px * factor
@@ -949,9 +940,9 @@ def _disc_filter(radius: float) -> np.ndarray:
     disc's edge less the mean in one just outside (OUTLINE; the same few sizes, every cell)."""
     inside, outside = OUTLINE[0] * radius, OUTLINE[1] * radius
     k = int(np.ceil(outside)) * 2 + 1
-    edge = _disc_mask(k, radius)
-    inner = (edge & ~_disc_mask(k, inside)).astype(np.float32)
-    outer = (_disc_mask(k, outside) & ~edge).astype(np.float32)
+    edge = disc_mask(k, radius)
+    inner = (edge & ~disc_mask(k, inside)).astype(np.float32)
+    outer = (disc_mask(k, outside) & ~edge).astype(np.float32)
     kernel = inner / inner.sum() - outer / outer.sum()
     kernel.setflags(write=False)
     return kernel
@@ -964,8 +955,8 @@ def _ground_colours(frame: np.ndarray, pose: np.ndarray, centres: np.ndarray) ->
 
     half = RING_MM[1] + 0.5
     size = int(round(2 * half * GROUND_PPM))
-    ring = (_disc_mask(size, RING_MM[1] * GROUND_PPM)
-            & ~_disc_mask(size, RING_MM[0] * GROUND_PPM))
+    ring = (disc_mask(size, RING_MM[1] * GROUND_PPM)
+            & ~disc_mask(size, RING_MM[0] * GROUND_PPM))
     return np.array([np.median(rectify(frame, pose, GROUND_PPM, (2 * half, 2 * half),
                                        (cx - half, cy - half))[ring], axis=0)
                      for cx, cy in centres], np.float32)
@@ -1067,7 +1058,7 @@ def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: floa
     not clip on the ground there. So is a shadow's edge beside it that
     the empty board's photo did not have, and any speck far smaller than the pawn's largest
     part."""
-    within = _disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
+    within = disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
     ratio = (cv2.GaussianBlur(seen, (0, 0), 2)
              / np.maximum(cv2.GaussianBlur(bare, (0, 0), 2), 1.0))
     unchanged = within & ~differs
@@ -1144,7 +1135,7 @@ def _sides_alike(faces: dict[str, np.ndarray], profiles: dict[str, np.ndarray],
 def _alike(face: np.ndarray, other: np.ndarray) -> float:
     """How alike two cut faces (BGRA) are once turned alike: their correlation inside the
     disc, each colour channel standardised on its own."""
-    mask = _disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
+    mask = disc_mask(TURN_PX, TURN_PX / 2 * 0.9)
 
     def standard(image: np.ndarray) -> np.ndarray:
         small = cv2.resize(image[:, :, :3], (TURN_PX, TURN_PX), interpolation=cv2.INTER_AREA)

@@ -8,6 +8,7 @@ pixels.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -168,3 +169,12 @@ class CellCutter:
 
     def _crops(self, board: np.ndarray) -> np.ndarray:
         return _slice_cells(board, self.geometry, self.lo, self.ppm, self.crop_px, self.crop_mm)
+
+
+@lru_cache(maxsize=16)
+def disc_mask(size: int, radius: float) -> np.ndarray:
+    """Pixels of a size x size square within radius of its centre (the same few, every cell)."""
+    r = np.arange(size) - (size - 1) / 2
+    mask = (r[None, :] ** 2 + r[:, None] ** 2) <= radius ** 2
+    mask.setflags(write=False)
+    return mask

@@ -27,7 +27,13 @@ from companion.vision.classify import (
     load_model,
     reader_threads,
 )
-from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, CellCutter, project
+from companion.vision.geometry import (
+    EDGE_WIDTH_PER_SIGMA,
+    BoardGeometry,
+    CellCutter,
+    disc_mask,
+    project,
+)
 from companion.vision.locate import (
     BoardNotFoundError,
     BoardPose,
@@ -317,9 +323,7 @@ class BoardReader:
         board's ground, where the glare is left out as an outlier, and the glare goes white.
         An enrolled model read such cells as empty, 98 % sure (docs/vision.md)."""
         size = mapped.shape[1]
-        radius = 0.9 * self.geometry.token / 2 * size / self.model.crop_mm
-        yy, xx = np.mgrid[:size, :size] - (size - 1) / 2
-        disc = yy ** 2 + xx ** 2 <= radius ** 2
+        disc = disc_mask(size, 0.9 * self.geometry.token / 2 * size / self.model.crop_mm)
         white = mapped.min(axis=3) >= 250
         return white[:, disc].mean(axis=1) > self.config.washed_out_above
 

@@ -14,7 +14,7 @@ from companion.rules.components import food_alley
 from companion.vision import enroll
 from companion.vision.assets import Label
 from companion.vision.enroll import PlanError, enrollment_plan, faces_to_show
-from companion.vision.geometry import BoardGeometry
+from companion.vision.geometry import BoardGeometry, disc_mask
 
 
 def test_the_plan_starts_with_the_empty_board_and_shows_every_face_the_coins_twice():
@@ -133,10 +133,7 @@ def _turned(image, angle):
 def _best_turn(face, art):
     """(correlation, angle): a cut face against an art file's face, at the turn of the art
     that fits best (colour, 96 px, inside the disc, to half a degree)."""
-
-    from companion.vision.enroll import _disc_mask
-
-    mask = _disc_mask(96, 42.0)
+    mask = disc_mask(96, 42.0)
     target = _standard(_small(face)[mask])
     source = _small(art)
 
@@ -157,7 +154,7 @@ def test_each_face_cut_is_nearest_its_own_art_and_every_family_lies_alike(cut, e
     turned, and measured here, less surely)."""
     import cv2
 
-    from companion.vision.enroll import _disc_mask, design_families, load_photos
+    from companion.vision.enroll import design_families, load_photos
     from companion.vision.locate import Locator
 
     plan = enrollment_plan()
@@ -187,7 +184,7 @@ def test_each_face_cut_is_nearest_its_own_art_and_every_family_lies_alike(cut, e
                 turned_names.append(name)
             turned = np.stack([_turned(arts[n], angle) for n in names])
             differ = (turned.max(axis=0) - turned.min(axis=0)).max(axis=2) > 40
-            region = differ & _disc_mask(96, 42.0)
+            region = differ & disc_mask(96, 42.0)
             seen = _standard(_small(cut.faces[name])[region])
             scores = [float(np.mean(seen * _standard(t[region]))) for t in turned]
             if names[int(np.argmax(scores))] != name:
@@ -327,7 +324,7 @@ def _printed_face(seed=3):
     for _ in range(6):
         x, y = rng.integers(60, 196, 2)
         cv2.circle(face, (int(x), int(y)), 7, rng.integers(0, 255, 3).tolist(), -1)
-    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    alpha = (disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
     return np.dstack([cv2.GaussianBlur(face, (0, 0), 1.5), alpha])
 
 
@@ -375,7 +372,7 @@ def test_a_face_seen_twice_is_taken_where_each_photo_saw_it():
     lost[60:120, 120:200] = 1.0
     second[:, :, :3][lost > 0] = 255
     merged = enroll._merged_views([(face, np.zeros_like(lost), "a"), (second, lost, "b")])
-    inside = enroll._disc_mask(256, 100.0)
+    inside = disc_mask(256, 100.0)
     error = np.abs(merged[:, :, :3].astype(float) - face[:, :, :3])[inside].mean()
     naive = np.abs((face[:, :, :3] / 2 + second[:, :, :3] / 2) - face[:, :, :3])[inside].mean()
     assert error < 2.5 and naive > 5 * error, (error, naive)
@@ -397,7 +394,7 @@ def test_a_coins_second_cut_is_laid_on_its_first(first, second):
     import cv2
 
     folder = Path(__file__).parents[1] / "fixtures" / "cuts"
-    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    alpha = (disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
     first_cut, second_cut = (np.dstack([cv2.imread(str(folder / n)), alpha])
                              for n in (first, second))
     _, _, alike = enroll._laid_onto(second_cut, np.zeros((256, 256), np.float32), first_cut)
@@ -421,7 +418,7 @@ def test_a_face_cut_off_centre_is_moved_onto_its_family():
     off = _moved(face, 0.0, -9.0, 6.0).astype(np.float32)
     off[:, :, :3] *= np.linspace(0.7, 1.2, 256)[None, :, None]
     back = enroll._moved_onto(np.clip(off, 0, 255).astype(np.uint8), face)
-    inside = enroll._disc_mask(256, 90.0)
+    inside = disc_mask(256, 90.0)
     dark = (face[:, :, :3].max(axis=2) < 60) & inside  # the bar
     assert (back[:, :, :3].max(axis=2)[dark] < 100).mean() > 0.95
     assert enroll._shift_onto(face, face) == pytest.approx((0.0, 0.0), abs=0.2)
@@ -444,7 +441,7 @@ def _cat_face(body, ink, value, angle, tint=(1.0, 1.0, 1.0), blur=0.8):
         cv2.circle(face, (128, 48), 30, (235, 235, 235), -1)
         cv2.putText(face, str(value), (113, 63), cv2.FONT_HERSHEY_SIMPLEX, 1.3, (25, 25, 25), 4)
     lit = np.clip(cv2.GaussianBlur(face.astype(np.float32), (0, 0), blur) * tint, 0, 255)
-    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    alpha = (disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
     return _moved(np.dstack([lit.astype(np.uint8), alpha]), angle, 0.0, 0.0)
 
 
@@ -467,7 +464,7 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
                                     1.6 if odd else 0.8)
             clean[name] = _cat_face(body, ink, key, turn).astype(np.float32)
     tidy = enroll.tidy_faces(faces, c)
-    middle = enroll._disc_mask(256, 35.0)  # the eyes and the head, well away from the number
+    middle = disc_mask(256, 35.0)  # the eyes and the head, well away from the number
 
     def apart(a, b, where):
         return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
@@ -476,7 +473,7 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
         one, two = f"cat:{player}:1", f"cat:{player}:2"
         assert apart(faces[one], faces[two], middle) > 8  # as cut: the cast tells them apart
         assert apart(tidy[one], tidy[two], middle) < 1.5
-        disc = enroll._disc_mask(256, 110.0)
+        disc = disc_mask(256, 110.0)
         for value in c.cat_values:
             mine = f"cat:{player}:{value}"
             near = min(apart(tidy[mine], clean[f"cat:{player}:{other}"], disc)
@@ -502,7 +499,7 @@ def _ingredient_side(price, angle, glare=0.0, shade=1.0, ink=25, blur=0.8):
     veil = glare * np.exp(-((x - 70) ** 2 + (y - 170) ** 2) / (2 * 45.0 ** 2))[:, :, None]
     lit = lit * (1 - veil) + 255 * veil
     lit *= np.interp(x, (0, 255), (shade, 1.0))[:, :, None]
-    alpha = (enroll._disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
+    alpha = (disc_mask(256, 256 / 2 * 0.97) * 255).astype(np.uint8)
     return _moved(np.dstack([np.clip(lit, 0, 255).astype(np.uint8), alpha]), angle, 0.0, 0.0)
 
 
@@ -524,7 +521,7 @@ def test_a_glare_or_a_shade_on_one_ingredient_side_is_outvoted_and_each_keeps_it
     flat = {n: _moved(tidy[n], -50.0, 0.0, 0.0).astype(np.float32) for n in names}
     badge = np.zeros((256, 256), bool)
     badge[145:205, 155:215] = True
-    away = enroll._disc_mask(256, 110.0) & ~badge
+    away = disc_mask(256, 110.0) & ~badge
     y, x = np.mgrid[0:256, 0:256]
     under_glare = away & ((x - 70) ** 2 + (y - 170) ** 2 < 60 ** 2)
 
