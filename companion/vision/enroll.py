@@ -144,6 +144,8 @@ BOARD_ROWS = 64  # the board's art is made this many rows at a time (memory, on 
 CENTRE_SEARCH_MM = 5.0  # how far from its cell's centre a token may lie
 PAWN_REACH = 1.15  # a shopper stands within this many token radii of its cell's centre
 PAWN_PART = 0.1  # parts of a pawn's cut at least this share of its largest part are kept
+PAWN_LEAST = 0.02  # a pawn's cut covering less of its square than this shows almost nothing
+PAWN_ROUNDS = 3  # the shoppers' outlines laid onto their median this many times (_pawns_alike)
 # a shadow: ground only darker (each channel this share of the empty board's, to within
 # SHADOW_HUE of each other)
 SHADOW_RATIO = (0.3, 0.9)
@@ -481,7 +483,96 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
     for name, zone in _number_zones(marks, components).items():
         colour = medians[name] + zone[:, :, None] * marks[name]
         tidy[name] = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), faces[name][:, :, 3]])
-    return _turn_prices_alike(tidy, marks, components)
+    return _pawns_alike(_turn_prices_alike(tidy, marks, components), components)
+
+
+def _pawns_alike(faces: dict[str, np.ndarray], components: Components) -> dict[str, np.ndarray]:
+    """The shoppers, one token in each player's colour, share one outline: each pawn's cut
+    outlines what differs from the empty board's photo, and with it a part of its shadow that
+    only looks like the pawn's edge, or ground the light of its photo changed (704's orange
+    pawn came out 1.4 times its art's area, 707's white one 1.44). The outlines, laid onto
+    each other, are outvoted by their median; each pawn then takes
+    that outline, turned back as it lay, and its own colours inside it (where its own cut
+    left a part out, those of its nearest own pixel). With fewer than three shoppers cut, or
+    one cut showing almost nothing, they are left as cut."""
+    names = [n for n in (Label("shopper", player=p).name for p in components.player_colours)
+             if n in faces]
+    masks = [(faces[n][:, :, 3] > 127).astype(np.float32) for n in names]
+    if len(masks) < 3 or min(m.mean() for m in masks) < PAWN_LEAST:
+        return faces
+    centres = [_centroid(m) for m in masks]
+    centred = [_moved_by(m, FACE_PX / 2 - c) for m, c in zip(masks, centres, strict=True)]
+    agreement = [sum(_mask_onto(a, b)[0] for b in centred) for a in centred]
+    outline = centred[int(np.argmax(agreement))]
+    for _ in range(PAWN_ROUNDS):
+        lays = [_mask_onto(m, outline)[1:] for m in centred]
+        voted = (np.median([_mask_laid(m, *lay) for m, lay in zip(centred, lays, strict=True)],
+                           axis=0) > 0.5).astype(np.float32)  # more than half of them
+        outline = _moved_by(voted, FACE_PX / 2 - _centroid(voted))
+    lays = [_mask_onto(m, outline)[1:] for m in centred]
+    alike = dict(faces)
+    for name, mask, centre, (turn, shift) in zip(names, masks, centres, lays, strict=True):
+        own = _moved_by(_turned_mask(_moved_by(outline, -shift), -turn),
+                        centre - FACE_PX / 2) > 0.5
+        alpha = cv2.GaussianBlur(own.astype(np.float32) * 255, (0, 0), 1.0)
+        alike[name] = np.dstack([_filled_from(faces[name][:, :, :3], mask > 0.5, own),
+                                 np.clip(alpha, 0, 255).astype(np.uint8)])
+    return alike
+
+
+def _centroid(mask: np.ndarray) -> np.ndarray:
+    ys, xs = np.nonzero(mask > 0.5)
+    return np.array([xs.mean(), ys.mean()])
+
+
+def _moved_by(mask: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    return cv2.warpAffine(mask, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]),
+                          mask.shape[::-1])
+
+
+def _turned_mask(mask: np.ndarray, angle: float) -> np.ndarray:
+    return cv2.warpAffine(mask, cv2.getRotationMatrix2D((FACE_PX / 2, FACE_PX / 2), angle, 1.0),
+                          mask.shape[::-1])
+
+
+def _mask_onto(mask: np.ndarray, reference: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """How ``mask`` lies best on ``reference`` (both FACE_PX, about centred): their overlap
+    (intersection over union) once laid, the turn about the centre (degrees, in
+    COARSE_TURN_DEG steps) and the move (dx, dy) after it, found for each turn by phase
+    correlation: a part too many or too few draws a centroid aside."""
+    ref = reference.astype(np.float32)
+    best = (-1.0, 0.0, np.zeros(2))
+    for angle in np.arange(0.0, 360.0, COARSE_TURN_DEG):
+        turned = _turned_mask(mask, angle)
+        shift = np.array(cv2.phaseCorrelate(turned, ref)[0])
+        overlap = _mask_overlap(_moved_by(turned, shift), ref > 0.5)
+        if overlap > best[0]:
+            best = (overlap, float(angle), shift)
+    return best
+
+
+def _mask_laid(mask: np.ndarray, angle: float, shift: np.ndarray) -> np.ndarray:
+    return _moved_by(_turned_mask(mask, angle), shift)
+
+
+def _mask_overlap(mask: np.ndarray, reference: np.ndarray) -> float:
+    laid = mask > 0.5
+    return float((laid & reference).sum() / max(1, (laid | reference).sum()))
+
+
+def _filled_from(colour: np.ndarray, own: np.ndarray, outline: np.ndarray) -> np.ndarray:
+    """``colour`` with each pixel inside ``outline`` but outside ``own`` (the pawn as its
+    own cut found it) taken from its nearest pixel of ``own``."""
+    missing = outline & ~own
+    if not missing.any() or not own.any():
+        return colour
+    _, nearest = cv2.distanceTransformWithLabels((~own).astype(np.uint8), cv2.DIST_L2, 5,
+                                                 labelType=cv2.DIST_LABEL_PIXEL)
+    ys, xs = np.nonzero(own)  # label k is the k-th pixel of own, in scan order
+    filled = colour.copy()
+    at = nearest[missing] - 1
+    filled[missing] = colour[ys[at], xs[at]]
+    return filled
 
 
 # a face's light is evened onto its family's over windows this share of a face wide (FACE_PX)

@@ -812,3 +812,65 @@ def test_an_enrolled_model_gives_every_cell_the_second_look():
     assert ReaderConfig(second_look_below=1).second_look_below == 1
     with pytest.raises(EnrollError, match="second_look_below 0 times"):
         enrolled_reader_settings("abstain_below: 0.7\n")
+
+
+def _pawn(turn: float, colour: tuple[int, int, int], at: tuple[float, float] = (128.0, 128.0)
+          ) -> np.ndarray:
+    """A shopper's cut (BGRA, 256 px): a pawn's head and body in one colour on a purple
+    ground, turned ``turn`` degrees, its outline the alpha."""
+    import cv2
+
+    alpha = np.zeros((256, 256), np.uint8)
+    body = np.array([(83, 198), (173, 198), (150, 123), (106, 123)], np.int32)
+    cv2.fillPoly(alpha, [body], 255)
+    cv2.circle(alpha, (128, 93), 32, 255, -1)
+    turning = cv2.getRotationMatrix2D((128.0, 128.0), turn, 1.0)
+    turning[:, 2] += np.array(at) - 128.0
+    alpha = cv2.warpAffine(alpha, turning, (256, 256))
+    colour_px = np.where(alpha[:, :, None] > 127, np.array(colour, np.uint8),
+                         np.array((150, 90, 120), np.uint8))
+    return np.dstack([colour_px, alpha]).astype(np.uint8)
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a > 127, b > 127
+    return float((a & b).sum() / (a | b).sum())
+
+
+def test_the_shoppers_take_one_outline_a_shadow_on_one_and_a_part_lost_on_another_outvoted():
+    """Four shoppers cut, each lying its own way: the orange one with a blob of its shadow
+    taken for part of it (as 704's came out 1.4 times its size), the white one with its head
+    half lost. Each then has the outline the four share, turned as it lay: the shadow is left
+    out, and the lost half of the head is given back in the pawn's own colour."""
+    import cv2
+
+    c = food_alley()
+    turns = {"black": 10.0, "white": 100.0, "orange": 215.0, "blue": 300.0}
+    colours = {"black": (30, 30, 30), "white": (230, 230, 230), "orange": (40, 140, 240),
+               "blue": (200, 110, 60)}
+    true = {p: _pawn(turns[p], colours[p], (126.0 + i, 130.0 - i))
+            for i, p in enumerate(c.player_colours)}
+    cut = {f"shopper:{p}": true[p].copy() for p in c.player_colours}
+    orange, white = cut["shopper:orange"], cut["shopper:white"]
+    blob = np.zeros((256, 256), np.uint8)
+    cv2.circle(blob, (175, 70), 26, 255, -1)
+    blob &= ~orange[:, :, 3]
+    orange[blob > 0, :3] = (90, 50, 70)  # the shadow's dark purple, taken for the pawn
+    orange[:, :, 3] |= blob
+    head = np.zeros((256, 256), np.uint8)
+    (hx, hy), = cv2.transform(np.array([[[128.0, 93.0]]]), cv2.getRotationMatrix2D(
+        (128.0, 128.0), turns["white"], 1.0))[0:1].reshape(1, 2) + np.array([[-1.0, 1.0]])
+    cv2.circle(head, (int(hx), int(hy)), 34, 255, -1)
+    half = np.zeros((256, 256), np.uint8)
+    half[:, :int(hx)] = 255
+    white[(head & half) > 0, 3] = 0
+    assert _overlap(orange[:, :, 3], true["orange"][:, :, 3]) < 0.85
+    assert _overlap(white[:, :, 3], true["white"][:, :, 3]) < 0.9
+
+    alike = enroll.tidy_faces(cut, c)
+    for p in c.player_colours:
+        face = alike[f"shopper:{p}"]
+        assert _overlap(face[:, :, 3], true[p][:, :, 3]) > 0.93, p
+        inside = face[:, :, 3] > 200
+        assert np.abs(face[inside, :3].astype(float) - colours[p]).max(axis=1).mean() < 8, p
+    assert (alike["shopper:orange"][:, :, 3][blob > 0] > 127).mean() < 0.1
