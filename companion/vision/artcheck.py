@@ -32,6 +32,7 @@ COARSE_STEP = 6.0  # degrees between the coarse search's turns of the art
 ALIGN_ON = 3  # the token is aligned on the art of the best fitting of this many likeliest members
 REFINE_PX = 2  # how far (px at 3 px/mm) the refinement moves the token's alignment,
 REFINE_DEG = 2.0  # turns it (degrees, in steps of 1)
+FACE_WITHIN = 0.92  # a token's face, short of its printed rim (a share of its radius)
 
 
 @dataclass(frozen=True)
@@ -96,15 +97,18 @@ class ArtCheck:
     """Aligns a cell's token on the art and scores the members of its family."""
 
     def __init__(self, geometry: BoardGeometry, labels: list[Label], *,
-                 px_per_mm: float = 3.0, crop_mm: float = 40.0, art: Path | None = None
-                 ) -> None:
-        """``art``: an enrolled edition's art folder (the bundled art when None)."""
+                 px_per_mm: float = 3.0, crop_mm: float = 40.0, art: Path | None = None,
+                 within: float = FACE_WITHIN) -> None:
+        """``art``: an enrolled edition's art folder (the bundled art when None);
+        ``within``: how far out from the face's centre, as a share of its radius, members are
+        compared where they differ (see :func:`_where_differ`)."""
         self.geometry = geometry
         self.labels = labels
         self.art = art
         self.ppm = px_per_mm
         self.crop_mm = crop_mm
         self.token_mm = geometry.token
+        self.within = within
 
     def cut(self, frame: np.ndarray, pose: np.ndarray, cell: int) -> np.ndarray:
         """One cell, cut from the frame at the closer look's resolution (float32 BGR)."""
@@ -173,7 +177,7 @@ class ArtCheck:
         each member's best fit there (None if the members hardly differ)."""
         sigma_px = _sigma_mm(blur_mm) * self.ppm
         size = self._size(self.ppm)
-        region = _where_differ(self._aligned_art(aligned, members, sigma_px))
+        region = _where_differ(self._aligned_art(aligned, members, sigma_px), self.within)
         if region.sum() < 10:
             return aligned, None
         ix, iy = aligned.at
@@ -240,7 +244,7 @@ class ArtCheck:
         ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
         arts = self._aligned_art(aligned, members, sigma_px)
-        region = _where_differ(arts)
+        region = _where_differ(arts, self.within)
         unscored = replace(aligned, members=members, scores=np.zeros(len(members)), near=0.0)
         if patch.shape[:2] != (size, size) or region.sum() < 10:
             return unscored
@@ -264,12 +268,12 @@ def _sigma_mm(blur_mm: float) -> float:
     return max(blur_mm, SHARPEST_EDGE_MM) / EDGE_WIDTH_PER_SIGMA
 
 
-def _where_differ(arts: np.ndarray) -> np.ndarray:
+def _where_differ(arts: np.ndarray, within: float = FACE_WITHIN) -> np.ndarray:
     """Where aligned art (members, size, size, 3) differs between members, a pixel wider,
-    inside the face."""
+    within ``within`` of the face's radius from its centre."""
     differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20
     region = cv2.dilate(differ.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    return region & _disc(arts.shape[1])
+    return region & _disc(arts.shape[1], within)
 
 
 def _standard(values: np.ndarray) -> np.ndarray:
@@ -298,10 +302,11 @@ def _ring(radius: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _disc(size: int) -> np.ndarray:
-    """The token's face inside a square of side size, short of its printed rim."""
+def _disc(size: int, within: float = FACE_WITHIN) -> np.ndarray:
+    """The token's face inside a square of side size, out to ``within`` of its radius (by
+    default short of its printed rim)."""
     r = (np.arange(size) - (size - 1) / 2) / (size / 2)
-    return (r[None, :] ** 2 + r[:, None] ** 2) < 0.92 ** 2
+    return (r[None, :] ** 2 + r[:, None] ** 2) < within ** 2
 
 
 @lru_cache(maxsize=256)

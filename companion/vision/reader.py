@@ -86,6 +86,10 @@ class ReaderConfig:
     closer_look_match: float = 0.55
     closer_look_temperature: float = 0.02
     closer_look_cells: float = 8
+    # how far out from a face's centre (a share of its radius) the closer look compares the
+    # members where they differ: an enrolled edition's faces are cut from photos, and out
+    # there each cut holds its own photo's rim, light and blur, not a difference of print
+    closer_look_within: float = 0.92
     # cells closer together than this (px, centre to centre) are too small to read: refused
     min_cell_px: float = 36.0
     # the edition check: until a board has shown the reader's art, up to edition_cells of its
@@ -156,7 +160,8 @@ class BoardReader:
             self.locator = Locator(self.geometry, self.config.locate, self.art)
             self.tone_reference = (tone_reference(self.geometry, self.art)
                                    if self.model.tone is not None else None)
-            self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art)
+            self.art_check = ArtCheck(self.geometry, self.model.labels, art=self.art,
+                                      within=self.config.closer_look_within)
             self.shared_layouts = shared_layouts(self.model.labels, groups, self.art)
             for name in (lab.art(self.art) for lab in self.model.labels) if self.art else ():
                 if name:

@@ -346,3 +346,34 @@ def test_a_soft_frame_with_many_doubtful_cells_gets_more_than_four_closer_looks(
     four.config = replace(four.config, closer_look_cells=4)
     cells = [cell_label(c) for row in four.read(frame).cells for c in row]
     assert "unknown" in (cells[4], cells[23])
+
+
+def test_faces_cut_from_photos_are_compared_short_of_their_rims(tmp_path):
+    """An enrolled edition's faces are cut from photos, and each cut's rim holds its own
+    photo's light: a shade or a glare over one side of the outer band (past 0.8 of the
+    radius). Compared out to the printed rim, those differences outweigh the price, and four
+    of one ingredient's six sides are read as another; compared within 0.8 of the radius,
+    where the print differs, each is read as itself."""
+    from companion.vision.assets import art_dir
+
+    family = families(LABELS)["ingredient:tofu"]
+    rng = np.random.default_rng(1)
+    y, x = np.mgrid[0:256, 0:256] - 127.5
+    outer = np.clip((np.hypot(x, y) / 128 - 0.8) / 0.06, 0, 1)
+    for k in family:
+        name = LABELS[k].art() or ""
+        face = cv2.imread(str(art_dir() / name), cv2.IMREAD_UNCHANGED).astype(np.float32)
+        lit = outer * np.clip(np.cos(np.arctan2(y, x) - rng.uniform(0, 2 * np.pi)), 0, 1)
+        gain = 1 + (rng.choice([0.45, 1.8]) - 1) * lit[:, :, None]
+        face[:, :, :3] = np.clip(face[:, :, :3] * gain, 0, 255)
+        cv2.imwrite(str(tmp_path / name), face.astype(np.uint8))
+    load_art.cache_clear()
+    read = {within: [] for within in (0.92, 0.8)}
+    for k in family:
+        crop = photographed(LABELS[k].art() or "", angle=37.0, offset_mm=(1.0, -1.0))
+        for within, seen in read.items():
+            look = ArtCheck(G, LABELS, art=tmp_path, within=within).look(crop, family, 1.2)
+            seen.append(look.members[int(np.argmax(look.scores))])
+    load_art.cache_clear()
+    assert sum(a != b for a, b in zip(read[0.92], family, strict=True)) >= 3
+    assert read[0.8] == list(family)

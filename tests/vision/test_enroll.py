@@ -795,8 +795,9 @@ def test_the_model_records_how_soft_the_photos_were_one_soft_photo_outvoted(cut)
     assert softened <= max(widths) < 3.0
 
 
-def test_an_enrolled_model_gives_every_cell_the_second_look():
-    """The stock settings, but second_look_below 1 (every cell): the rest as they were."""
+def test_an_enrolled_model_gives_every_cell_the_second_look_and_looks_closer_short_of_rims():
+    """The stock settings, but second_look_below 1 (every cell) and closer_look_within 0.8
+    (the cut faces' rims left out): the rest as they were."""
     import yaml
 
     from companion.vision.classify import default_model_dir
@@ -806,12 +807,15 @@ def test_an_enrolled_model_gives_every_cell_the_second_look():
     stock = (default_model_dir() / "reader.yaml").read_text(encoding="utf-8")
     enrolled = yaml.safe_load(enrolled_reader_settings(stock))
     assert enrolled.pop("second_look_below") == 1
-    assert yaml.safe_load(stock).pop("second_look_below") < 1
-    assert enrolled == {k: v for k, v in yaml.safe_load(stock).items()
-                        if k != "second_look_below"}
-    assert ReaderConfig(second_look_below=1).second_look_below == 1
+    assert enrolled.pop("closer_look_within") == 0.8
+    stock_values = yaml.safe_load(stock)
+    assert stock_values.pop("second_look_below") < 1
+    assert stock_values.pop("closer_look_within") == ReaderConfig().closer_look_within == 0.92
+    assert enrolled == stock_values
     with pytest.raises(EnrollError, match="second_look_below 0 times"):
         enrolled_reader_settings("abstain_below: 0.7\n")
+    with pytest.raises(EnrollError, match="closer_look_within 0 times"):
+        enrolled_reader_settings("second_look_below: 0.9\n")
 
 
 def _pawn(turn: float, colour: tuple[int, int, int], at: tuple[float, float] = (128.0, 128.0)
