@@ -24,7 +24,7 @@ import numpy as np
 
 from companion.rules.components import Components, food_alley
 from companion.vision.assets import Label, load_art
-from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, rectify
+from companion.vision.geometry import EDGE_WIDTH_PER_SIGMA, BoardGeometry, disc_mask, rectify
 
 SHARPEST_EDGE_MM = 0.8  # the art is blurred at least as a sharp frame's printed edges look
 SHARED_LAYOUT = 0.75  # families whose art correlates this well share a layout (see shared_layouts)
@@ -301,12 +301,10 @@ def _ring(radius: int) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
 
 
-@lru_cache(maxsize=64)
 def _disc(size: int, within: float = FACE_WITHIN) -> np.ndarray:
     """The token's face inside a square of side size, out to ``within`` of its radius (by
     default short of its printed rim)."""
-    r = (np.arange(size) - (size - 1) / 2) / (size / 2)
-    return (r[None, :] ** 2 + r[:, None] ** 2) < within ** 2
+    return disc_mask(size, within * size / 2)
 
 
 @lru_cache(maxsize=256)

@@ -502,7 +502,8 @@ def _pawns_alike(faces: dict[str, np.ndarray], components: Components) -> dict[s
         return faces
     centres = [_centroid(m) for m in masks]
     centred = [_moved_by(m, FACE_PX / 2 - c) for m, c in zip(masks, centres, strict=True)]
-    agreement = [sum(_mask_onto(a, b)[0] for b in centred) for a in centred]
+    agreement = [sum(_mask_onto(a, b)[0] for j, b in enumerate(centred) if j != i)
+                 for i, a in enumerate(centred)]  # each with the others
     outline = centred[int(np.argmax(agreement))]
     for _ in range(PAWN_ROUNDS):
         lays = [_mask_onto(m, outline)[1:] for m in centred]

@@ -171,7 +171,7 @@ class CellCutter:
         return _slice_cells(board, self.geometry, self.lo, self.ppm, self.crop_px, self.crop_mm)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def disc_mask(size: int, radius: float) -> np.ndarray:
     """Pixels of a size x size square within radius of its centre (the same few, every cell)."""
     r = np.arange(size) - (size - 1) / 2
