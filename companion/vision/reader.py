@@ -86,6 +86,10 @@ class ReaderConfig:
     closer_look_match: float = 0.55
     closer_look_temperature: float = 0.02
     closer_look_cells: float = 8
+    # ... and only if the member it scores best agrees with the crop at least this well where
+    # the members differ: art that does not explain what the camera sees there (a hand or a
+    # glare over the number, a misaligned look) settles nothing; 0 trusts every score
+    closer_look_explains: float = 0.0
     # how far out from a face's centre (a share of its radius) the closer look compares the
     # members where they differ: an enrolled edition's faces are cut from photos, and out
     # there each cut holds its own photo's rim, light and blur, not a difference of print
@@ -373,7 +377,8 @@ class BoardReader:
             look = self.art_check.look(crop, ranked, blur)
             index = list(look.members)
             up_mass = float(p[index].sum())  # the families' (for cats: face up)
-            number_seen = look.near >= cfg.closer_look_match
+            number_seen = (look.near >= cfg.closer_look_match
+                           and float(np.max(look.scores)) >= cfg.closer_look_explains)
             # which number; if it is hidden, or not a number at all (a paw: the cat lies face
             # down), the network's own shares
             share = (self._weigh(p[index], look.scores) if number_seen
