@@ -268,7 +268,7 @@ def _sigma_mm(blur_mm: float) -> float:
     return max(blur_mm, SHARPEST_EDGE_MM) / EDGE_WIDTH_PER_SIGMA
 
 
-def _where_differ(arts: np.ndarray, within: float = FACE_WITHIN) -> np.ndarray:
+def _where_differ(arts: np.ndarray, within: float) -> np.ndarray:
     """Where aligned art (members, size, size, 3) differs between members, a pixel wider,
     within ``within`` of the face's radius from its centre."""
     differ = (arts.max(axis=0) - arts.min(axis=0)).max(axis=2) > 20

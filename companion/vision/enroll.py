@@ -542,11 +542,12 @@ def _mask_onto(mask: np.ndarray, reference: np.ndarray) -> tuple[float, float, n
     COARSE_TURN_DEG steps) and the move (dx, dy) after it, found for each turn by phase
     correlation: a part too many or too few draws a centroid aside."""
     ref = reference.astype(np.float32)
+    inside = ref > 0.5
     best = (-1.0, 0.0, np.zeros(2))
     for angle in np.arange(0.0, 360.0, COARSE_TURN_DEG):
         turned = _turned_mask(mask, angle)
         shift = np.array(cv2.phaseCorrelate(turned, ref)[0])
-        overlap = _mask_overlap(_moved_by(turned, shift), ref > 0.5)
+        overlap = _mask_overlap(_moved_by(turned, shift), inside)
         if overlap > best[0]:
             best = (overlap, float(angle), shift)
     return best
