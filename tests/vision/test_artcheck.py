@@ -183,13 +183,12 @@ def test_a_hand_over_the_number_is_seen(check):
     assert clear.near > 0.8 and covered.near < BoardReader().config.closer_look_match
 
 
-def test_a_number_covered_in_the_faces_own_colour_is_explained_by_no_member():
+def test_a_number_covered_in_the_faces_own_colour_is_explained_by_no_member(check):
     """A patch of the face's own pale colour over a black cat's number: around it the art still
     matches (the rest of the face is seen), but no member explains what the camera sees where
     they differ. Clear, the 3 explains it."""
     crop = photographed("cat-black-3.png", angle=0.0)
     fams = families(LABELS)["cat:black"]
-    check = ArtCheck(G, LABELS)
     clear = check.look(crop, fams, blur_mm=1.2)
     cv2.circle(crop, (81, 81), 14, (190.0, 215.0, 215.0), -1)
     covered = check.look(cv2.GaussianBlur(crop, (0, 0), 1.0), fams, blur_mm=1.2)
