@@ -419,7 +419,7 @@ class FineTuneConfig:
     further on scenes drawn with the edition's art. Sized to end within 15 minutes on 2 cores
     (see docs/vision.md, Editions and enrollment)."""
 
-    scenes: int = 600
+    scenes: int = 900  # 600 left a third more cells wrong on drawn editions (docs/bench.md)
     val_scenes: int = 40
     epochs: int = 14  # 10 stopped short of settling (docs/vision.md, step 6)
     batch: int = 128
