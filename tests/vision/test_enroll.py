@@ -797,8 +797,9 @@ def test_the_model_records_how_soft_the_photos_were_one_soft_photo_outvoted(cut)
 
 def test_an_enrolled_model_gives_every_cell_the_second_look_and_looks_closer_short_of_rims():
     """The stock settings, but second_look_below 1 (every cell), closer_look_within 0.8 (the
-    cut faces' rims left out) and closer_look_explains 0.85 (a number settled only where the art
-    explains it): the rest as they were."""
+    cut faces' rims left out), closer_look_explains 0.85 (a number settled only where the art
+    explains it) and beside_hand_above 0.03 (a cell showing some of a hand beside one left
+    unknown): the rest as they were."""
     import yaml
 
     from companion.vision.classify import default_model_dir
@@ -810,10 +811,12 @@ def test_an_enrolled_model_gives_every_cell_the_second_look_and_looks_closer_sho
     assert enrolled.pop("second_look_below") == 1
     assert enrolled.pop("closer_look_within") == 0.8
     assert enrolled.pop("closer_look_explains") == 0.85
+    assert enrolled.pop("beside_hand_above") == 0.03
     stock_values = yaml.safe_load(stock)
     assert stock_values.pop("second_look_below") < 1
     assert stock_values.pop("closer_look_within") == ReaderConfig().closer_look_within == 0.92
     assert stock_values.pop("closer_look_explains") == ReaderConfig().closer_look_explains == 0
+    assert stock_values.pop("beside_hand_above") == ReaderConfig().beside_hand_above == 0
     assert enrolled == stock_values
     with pytest.raises(EnrollError, match="second_look_below 0 times"):
         enrolled_reader_settings("abstain_below: 0.7\n")

@@ -523,3 +523,36 @@ def test_second_look_below_one_turns_every_cell(fixtures):
     assert batches[:2] == [25, 75]
     assert [c["kind"] for r in turned.cells for c in r] == [c["kind"] for r in sure.cells
                                                             for c in r]
+
+
+def test_a_cell_that_shows_some_hand_beside_a_hand_is_left_unknown(fixtures, monkeypatch):
+    """beside_hand_above (an enrolled model's): a cell the network finds a little likely to be
+    a hand, next to a cell it finds a hand, is left unknown, however sure it is of a token; a
+    cell as likely a hand with no hand beside it, or beside a hand but seeing less of it, is
+    read. Off (0, the stock), every one is read."""
+    from companion.rules.components import food_alley
+
+    reader = BoardReader(threads=1)
+    reader.edition_known = True  # the network's answers below are not the frame's tokens
+    labels = reader.model.labels
+    index = {lab.name: k for k, lab in enumerate(labels)}
+    hand = reader.hand_label
+    probs = np.full((25, len(labels)), 1e-4, np.float32)
+    for cell, token in enumerate(food_alley().tokens[:25]):  # sure coins, each token once
+        probs[cell, index[Label("coin", token=token.id).name]] = 0.97
+    probs[12] = 1e-4
+    probs[12, hand] = 0.99  # a hand over the middle cell
+    probs[13, hand] = 0.03  # beside it (across), a little of it seen: left unknown
+    probs[18, hand] = 0.05  # diagonal: left unknown
+    probs[7, hand] = 0.01  # beside it, less of it seen: read
+    probs[0, hand] = 0.2  # more, but no hand beside it: read
+    monkeypatch.setattr(reader, "_classify", lambda *a, **k: probs.copy())
+    frame = read_image(fixtures[0][0])
+
+    def unknown_cells() -> list[int]:
+        cells = [c for row in reader.read(frame).cells for c in row]
+        return [k for k, c in enumerate(cells) if c["kind"] == "unknown"]
+
+    assert unknown_cells() == [12]
+    reader.config = replace(reader.config, beside_hand_above=0.03)
+    assert unknown_cells() == [12, 13, 18]
