@@ -431,7 +431,8 @@ def build_parser() -> argparse.ArgumentParser:
     enroll.add_argument("action", nargs="?", choices=["plan"],
                         help="plan: the layouts to photograph (without it: learn from them)")
     enroll.add_argument("--photos", type=Path,
-                        help="the folder of the plan's photos: layout-00.jpg, layout-01.jpg, ...")
+                        help="the folder of the plan's photos: layout-00.jpg, layout-01.jpg, ... "
+                             "(.jpeg or .png as well)")
     enroll.add_argument("--out", type=Path, help="the new model folder to write")
     enroll.add_argument("--json", action="store_true", help="the plan as one JSON object")
     enroll.set_defaults(func=_cmd_enroll)

@@ -1319,24 +1319,37 @@ def write_art(cut: CutFaces, folder: Path) -> None:
         cv2.imwrite(str(folder / (Label.parse(name).art() or "")), image)
 
 
-def load_photos(folder: Path, layouts: list[Layout]) -> dict[int, np.ndarray]:
-    """The plan's photos from a folder (layout-00.jpg, ...).
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")  # in any case: cameras write .JPG, renderers .png
 
-    :raises EnrollError: naming each photo missing or unreadable.
+
+def load_photos(folder: Path, layouts: list[Layout]) -> dict[int, np.ndarray]:
+    """The plan's photos from a folder (layout-00.jpg, ...; .jpeg or .png as well, the
+    extension in any case).
+
+    :raises EnrollError: naming each photo missing, unreadable or given twice.
     """
     from companion.vision.locate import VisionError
     from companion.vision.reader import read_image
 
     if not folder.is_dir():
         raise EnrollError([f"{folder} is not a folder: put the photos of the plan in one"])
+    given: dict[str, list[Path]] = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and path.suffix.lower() in PHOTO_SUFFIXES:
+            given.setdefault(path.stem.lower(), []).append(path)
     photos: dict[int, np.ndarray] = {}
     problems = []
     for layout in layouts:
-        path = folder / layout.file_name
-        if not path.is_file():
+        found = given.get(Path(layout.file_name).stem, [])
+        if not found:
             problems.append(f"{layout.file_name} is missing from {folder}: take it as "
                             "`companion enroll plan` shows")
             continue
+        if len(found) > 1:
+            problems.append(f"{layout.file_name} is given {len(found)} times in {folder} "
+                            f"({', '.join(p.name for p in found)}): keep only one")
+            continue
+        path = found[0]
         try:
             photos[layout.index] = read_image(path)
         except VisionError as exc:

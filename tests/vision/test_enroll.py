@@ -742,6 +742,34 @@ def test_missing_and_unreadable_photos_are_named_and_nothing_is_written(photos, 
     assert not out.exists()
 
 
+
+def test_photos_are_taken_as_jpeg_or_png_in_any_case_but_not_twice(photos, tmp_path):
+    """A camera's layout-01.JPG, a renderer's layout-02.png, a layout-03.jpeg: each is its
+    layout's photo. Two files for one layout are named, and none is guessed at."""
+    import shutil
+
+    import cv2
+
+    from companion.vision.enroll import EnrollError, load_photos
+
+    plan = enrollment_plan()
+    folder = Path(shutil.copytree(photos, tmp_path / "photos"))
+    (folder / "layout-01.jpg").rename(folder / "layout-01.JPG")
+    second = cv2.imread(str(folder / "layout-02.jpg"))
+    (folder / "layout-02.jpg").unlink()
+    cv2.imwrite(str(folder / "layout-02.png"), second)
+    (folder / "layout-03.jpg").rename(folder / "layout-03.jpeg")
+    (folder / "notes.txt").write_text("not a photo")
+    loaded = load_photos(folder, plan)
+    assert sorted(loaded) == [layout.index for layout in plan]
+    assert np.array_equal(loaded[2], second)  # the png, as written
+    shutil.copy(folder / "layout-02.png", folder / "layout-02.jpg")
+    with pytest.raises(EnrollError) as caught:
+        load_photos(folder, plan)
+    assert caught.value.problems == [
+        f"layout-02.jpg is given 2 times in {folder} (layout-02.jpg, layout-02.png): keep "
+        "only one"]
+
 def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
     """Learning too little (two scenes, one pass) gives a model that reads the photos
     themselves wrong: said, and neither the model folder nor its work folder is left."""
