@@ -264,11 +264,16 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
 
     :raises EnrollError: naming every photo and cell in question; nothing is cut then.
     """
-    from companion.vision.geometry import BoardGeometry, rectify
+    from companion.vision.classify import default_model_dir
+    from companion.vision.geometry import BoardGeometry, cell_pitch_px, rectify
     from companion.vision.locate import BoardNotFoundError, Locator
+    from companion.vision.reader import ReaderConfig
 
     g = geometry or BoardGeometry.from_components()
     locator = locator or Locator(g, empty_board=True)  # the first photo: the empty board
+    # the photos show the faces no larger than the reader will see them in play, where it
+    # refuses cells closer than this: cut any smaller, the art would be too coarse to learn
+    least_pitch = ReaderConfig.load(default_model_dir() / "reader.yaml").min_cell_px
     problems: list[str] = []
     poses: dict[int, np.ndarray] = {}
     blur_mm: dict[int, float] = {}
@@ -284,6 +289,11 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
         except BoardNotFoundError as exc:
             problems.append(f"{layout.file_name}: no board found ({exc.reason})")
             continue
+        pitch = cell_pitch_px(found.pose, g)
+        if pitch < least_pitch:
+            problems.append(f"{layout.file_name}: the board's cells are {pitch:.0f} px apart, "
+                            f"fewer than the {least_pitch:.0f} px the reader needs: take the "
+                            "photos with the camera closer or at a higher resolution")
         located[layout.index] = found
         poses[layout.index], blur_mm[layout.index] = found.pose, found.edge_blur_mm
         if layout.index == 0:

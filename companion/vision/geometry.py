@@ -51,6 +51,14 @@ def project(pose: np.ndarray, points_mm: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(pts, pose).reshape(-1, 2)
 
 
+def cell_pitch_px(pose: np.ndarray, geometry: BoardGeometry) -> float:
+    """The shortest distance between neighbouring cell centres in the frame (px)."""
+    centres = project(pose, geometry.centres.reshape(-1, 2)).reshape(5, 5, 2)
+    across = np.linalg.norm(np.diff(centres, axis=1), axis=2).min()
+    down = np.linalg.norm(np.diff(centres, axis=0), axis=2).min()
+    return float(min(across, down))
+
+
 def pose_from_corners(corners_px: np.ndarray, corners_mm: np.ndarray) -> np.ndarray:
     return cv2.getPerspectiveTransform(corners_mm.astype(np.float32),
                                        np.asarray(corners_px, dtype=np.float32)).astype(np.float64)

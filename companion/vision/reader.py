@@ -31,8 +31,8 @@ from companion.vision.geometry import (
     EDGE_WIDTH_PER_SIGMA,
     BoardGeometry,
     CellCutter,
+    cell_pitch_px,
     disc_mask,
-    project,
 )
 from companion.vision.locate import (
     BoardNotFoundError,
@@ -198,7 +198,7 @@ class BoardReader:
             return Reading(False, None, _unknown_grid(), (time.perf_counter() - start) * 1000,
                            None, str(exc))
         cfg = self.config
-        pitch = self._cell_pitch_px(found)
+        pitch = cell_pitch_px(found.pose, self.geometry)
         if pitch < cfg.min_cell_px:  # under the resolution the reader can vouch for
             return Reading(True, found.corners(self.geometry), _unknown_grid(),
                            (time.perf_counter() - start) * 1000, found,
@@ -275,13 +275,6 @@ class BoardReader:
         wide_mm: what a blur beyond a sharp edge's spreads, or a softening adds."""
         spread_mm = np.sqrt(wide_mm ** 2 - narrow_mm ** 2) / EDGE_WIDTH_PER_SIGMA
         return float(spread_mm * self.model.size / self.model.crop_mm)
-
-    def _cell_pitch_px(self, found: BoardPose) -> float:
-        """The shortest distance between neighbouring cell centres in the frame (px)."""
-        centres = project(found.pose, self.geometry.centres.reshape(-1, 2)).reshape(5, 5, 2)
-        across = np.linalg.norm(np.diff(centres, axis=1), axis=2).min()
-        down = np.linalg.norm(np.diff(centres, axis=0), axis=2).min()
-        return float(min(across, down))
 
     def _refuse_blurred(self, crops: np.ndarray, blur: float) -> str | None:
         """Why a blurred frame is not read (shaken, or too far out of focus), else None."""

@@ -770,6 +770,30 @@ def test_photos_are_taken_as_jpeg_or_png_in_any_case_but_not_twice(photos, tmp_p
         f"layout-02.jpg is given 2 times in {folder} (layout-02.jpg, layout-02.png): keep "
         "only one"]
 
+
+def test_photos_too_small_for_the_reader_are_named_and_nothing_is_cut(photos):
+    """The plan's photos at a third of their size: the reader would refuse such frames in play
+    (cells closer than its min_cell_px), and faces cut from them would be too coarse to learn.
+    Each photo is named, with how far apart its cells are, and nothing is cut."""
+    import cv2
+
+    from companion.vision.enroll import EnrollError, cut_faces, load_photos
+    from companion.vision.reader import ReaderConfig
+
+    plan = enrollment_plan()
+    small = {k: cv2.resize(frame, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+             for k, frame in load_photos(photos, plan).items()}
+    with pytest.raises(EnrollError) as caught:
+        cut_faces(small, plan)
+    least = ReaderConfig().min_cell_px
+    assert len(caught.value.problems) == len(plan)
+    for layout, problem in zip(plan, caught.value.problems, strict=True):
+        assert problem.startswith(f"{layout.file_name}: the board's cells are ")
+        apart = int(problem.split("cells are ")[1].split(" px")[0])
+        assert 0 < apart < least
+        assert problem.endswith(f"fewer than the {least:.0f} px the reader needs: take the "
+                                "photos with the camera closer or at a higher resolution")
+
 def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
     """Learning too little (two scenes, one pass) gives a model that reads the photos
     themselves wrong: said, and neither the model folder nor its work folder is left."""
