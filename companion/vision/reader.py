@@ -348,13 +348,9 @@ class BoardReader:
         if share <= 0:
             return np.zeros(len(probs), bool)
         hand = probs[:, self.hand_label].reshape(5, 5)
-        padded = np.pad(hand > 0.5, 1)
-        beside = np.zeros((5, 5), bool)
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                if dy or dx:
-                    beside |= padded[1 + dy:6 + dy, 1 + dx:6 + dx]
-        return ((hand >= share) & beside).ravel()
+        # (a cell that is itself a hand counts too: it is left unknown either way)
+        beside = cv2.dilate((hand > 0.5).astype(np.uint8), np.ones((3, 3), np.uint8))
+        return ((hand >= share) & beside.astype(bool)).ravel()
 
     def _look(self, crops: np.ndarray) -> np.ndarray:
         """The model's answers, with a second look at those it is not sure of (every one, when
