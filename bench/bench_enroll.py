@@ -9,7 +9,11 @@ the enrollment's time, cell error (a cell read wrong or, with no hand over it, l
 confident-wrong cells, boards all correct; for the stock art, the bundled model's figures on
 the same scenes beside them. Goals: cell error 0.3 % or less, confident-wrong 0.05 % or less.
 One enrollment's figures vary with its training (the scenes drawn, their order): `--seeds 7 8`
-learns each edition once per seed, so a change is judged against that spread.
+learns each edition once per seed, so a change is judged against that spread. `--sets N` reads
+each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone.
+
+The README's figures: `--editions 704 705 stock 706 707 --sets 5` (each edition's scenes are
+drawn from its place in that list).
 """
 
 from __future__ import annotations
@@ -38,12 +42,22 @@ def _line(name: str, counts: dict[str, int], extra: str = "") -> str:
             f"{100 * counts['all_correct'] / counts['boards']:.1f} %{extra}")
 
 
+def _edition(text: str) -> str:
+    """An --editions entry: an edition's seed, or stock."""
+    if text != "stock" and not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: give an edition's seed (a number) or stock")
+    return text
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--editions", type=int, nargs="*", default=list(EDITIONS))
-    parser.add_argument("--stock", action="store_true", help="enroll the bundled art too")
-    parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per edition")
+    parser.add_argument("--editions", type=_edition, nargs="*",
+                        default=[str(e) for e in EDITIONS],
+                        help="edition seeds to draw, or stock for the bundled art")
+    parser.add_argument("--stock", action="store_true", help="enroll the bundled art too, last")
+    parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per set")
+    parser.add_argument("--sets", type=int, default=1, help="sets of fresh scenes per edition")
     parser.add_argument("--keep", type=Path, help="keep the models learnt in this folder")
     parser.add_argument("--seeds", type=int, nargs="+", default=[FineTuneConfig().seed],
                         help="training seeds: each edition is learnt once per seed")
@@ -52,11 +66,11 @@ def main() -> None:
         work = args.keep or Path(tmp)
         # each edition photographed from its own camera pose, in its own light (drawn from its
         # seed): a light and an edition are not measured together twice
+        names = list(args.editions) + (["stock"] if args.stock else [])
         cases: list[tuple[str, Path | None, int]] = [
-            (f"edition {seed}", draw_edition(work / f"art-{seed}", seed), seed)
-            for seed in args.editions]
-        if args.stock:
-            cases.append(("the bundled art", None, 50))
+            ("the bundled art", None, 50) if name == "stock" else
+            (f"edition {name}", draw_edition(work / f"art-{name}", int(name)), int(name))
+            for name in names]
         for n, (name, art, light) in enumerate(cases):
             photos = plan_photos(work / f"photos-{n}", art, light)
             for seed in args.seeds:
@@ -64,13 +78,15 @@ def main() -> None:
                 started = time.time()
                 enroll(photos, model, log=lambda _: None, config=FineTuneConfig(seed=seed))
                 minutes = (time.time() - started) / 60
-                counts = read_scenes(BoardReader(model, threads=1), art, args.scenes,
-                                     SCENE_SEED + n)
-                print(_line(name, counts, f"; training seed {seed}, enrolled in "
-                                          f"{minutes:.1f} min"), flush=True)
-            if art is None:
-                stock = read_scenes(BoardReader(threads=1), art, args.scenes, SCENE_SEED + n)
-                print(_line("  the bundled model, same scenes", stock), flush=True)
+                for k in range(args.sets):
+                    counts = read_scenes(BoardReader(model, threads=1), art, args.scenes,
+                                         SCENE_SEED + 1000 * k + n)
+                    print(_line(name, counts, f"; set {k + 1}, training seed {seed}, "
+                                              f"enrolled in {minutes:.1f} min"), flush=True)
+            for k in range(args.sets if art is None else 0):
+                stock = read_scenes(BoardReader(threads=1), art, args.scenes,
+                                    SCENE_SEED + 1000 * k + n)
+                print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
 
 
 if __name__ == "__main__":
