@@ -78,15 +78,16 @@ def main() -> None:
                 started = time.time()
                 enroll(photos, model, log=lambda _: None, config=FineTuneConfig(seed=seed))
                 minutes = (time.time() - started) / 60
+                reader = BoardReader(model, threads=1)
                 for k in range(args.sets):
-                    counts = read_scenes(BoardReader(model, threads=1), art, args.scenes,
-                                         SCENE_SEED + 1000 * k + n)
+                    counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n)
                     print(_line(name, counts, f"; set {k + 1}, training seed {seed}, "
                                               f"enrolled in {minutes:.1f} min"), flush=True)
-            for k in range(args.sets if art is None else 0):
-                stock = read_scenes(BoardReader(threads=1), art, args.scenes,
-                                    SCENE_SEED + 1000 * k + n)
-                print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
+            if art is None:
+                bundled = BoardReader(threads=1)
+                for k in range(args.sets):
+                    stock = read_scenes(bundled, art, args.scenes, SCENE_SEED + 1000 * k + n)
+                    print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
 
 
 if __name__ == "__main__":
