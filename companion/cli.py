@@ -313,15 +313,18 @@ def _cmd_enroll(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
         try:
-            meta = enroll(args.photos, args.out, log=lambda line: print(line, flush=True))
+            meta = enroll(args.photos, args.out, log=lambda line: print(line, flush=True),
+                          learn_anyway=args.learn_anyway)
         except EnrollError as exc:
             print("companion enroll: nothing was written:", file=sys.stderr)
             for problem in exc.problems:
                 print(f"  {problem}", file=sys.stderr)
             return 1
-        print(f"done: {args.out} reads your edition ({meta['edition']['photo_cells_read_right']}"
-              " cells of your photos read as the plan has them). Use it with --model "
-              f"{args.out} (scan, referee, calibrate, kiosk).")
+        what = ("holds the bundled model, which reads your edition" if "kept" in meta["edition"]
+                else "reads your edition")
+        print(f"done: {args.out} {what} ({meta['edition']['photo_cells_read_right']} cells of "
+              f"your photos read as the plan has them). Use it with --model {args.out} (scan, "
+              "referee, calibrate, kiosk).")
         return 0
     try:
         layouts = enrollment_plan()
@@ -435,6 +438,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(.jpeg or .png as well)")
     enroll.add_argument("--out", type=Path, help="the new model folder to write")
     enroll.add_argument("--json", action="store_true", help="the plan as one JSON object")
+    enroll.add_argument("--learn-anyway", action="store_true",
+                        help="learn the photos even where the bundled model reads them all")
     enroll.set_defaults(func=_cmd_enroll)
     train = sub.add_parser("train", help="train the cell classifier (needs the train extra)")
     train.add_argument("--out", default="models", help="folder for cells.onnx, cells.json and "

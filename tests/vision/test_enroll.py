@@ -810,6 +810,61 @@ def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.fixture(scope="module")
+def stock_photos(tmp_path_factory):
+    """The plan's photos of the bundled art, as a rig takes them."""
+    return _photos(tmp_path_factory.mktemp("stock-photos"), None)
+
+
+def test_the_bundled_model_knows_its_own_box_from_the_photos_and_no_other(stock_photos,
+                                                                          photos):
+    from companion.vision.enroll import knows_the_box, load_photos, read_photos
+
+    plan = enrollment_plan()
+    own = read_photos(None, load_photos(stock_photos, plan), plan)
+    assert own.total == 200 and not own.wrong and not own.refused
+    assert knows_the_box(own)
+    other = read_photos(None, load_photos(photos, plan), plan)
+    assert other.refused.startswith("layout-") and "not enrolled" in other.why
+    assert not knows_the_box(other), (other.right, other.total, other.wrong[:3])
+    # one cell read as another face, or a few more left unknown, and it is not the box it knows
+    from dataclasses import replace
+    assert not knows_the_box(replace(own, wrong=["layout-03.jpg, cell b2: ..."]))
+    assert not knows_the_box(replace(own, right=own.total - 3))
+
+
+def test_enrolling_a_box_the_bundled_model_reads_keeps_it_and_learns_nothing(
+        stock_photos, tmp_path, monkeypatch, capsys):
+    """The folder holds the bundled network and settings, no art of its own (so the bundled
+    art), and reads a frame cell for cell as the default does; no training extra is needed."""
+    import numpy as np
+
+    from companion.vision.reader import BoardReader
+    from companion.vision.synth import SceneStyle, render_scene
+
+    # the photos cut as they are is tested above; here only what enroll does with them
+    monkeypatch.setattr(enroll, "cut_faces", lambda photos, layouts: enroll.CutFaces(
+        board=np.zeros((1, 1, 4), np.uint8), faces={}, where={}, ground=np.zeros(3), poses={}))
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)  # no torch here
+    out = tmp_path / "model"
+    assert main(["enroll", "--photos", str(stock_photos), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "nothing to learn" in said and "holds the bundled model" in said
+    assert sorted(p.name for p in out.iterdir()) == ["cells.json", "cells.onnx", "reader.yaml"]
+    meta = json.loads((out / "cells.json").read_text())
+    assert meta["edition"]["kept"] and "photo_edge_mm" not in meta["edition"]
+    assert not list(tmp_path.glob(".model.*"))  # no work folder left
+    scene = render_scene(np.random.default_rng(41), style=SceneStyle(hand_probability=0))
+    kept, bundled = BoardReader(out, threads=1), BoardReader(threads=1)
+    assert kept.art is None
+    assert kept.read(scene.frame).cells == bundled.read(scene.frame).cells
+    # asked to learn all the same, it goes on to learning, which needs the training extra
+    out2 = tmp_path / "model2"
+    assert main(["enroll", "--photos", str(stock_photos), "--out", str(out2),
+                 "--learn-anyway"]) == 1
+    assert "training extra" in capsys.readouterr().err and not out2.exists()
+
+
 def test_the_folded_network_is_the_bundled_one():
     """The network enrollment trains further starts as the bundled one: the same answers."""
     torch = pytest.importorskip("torch")
