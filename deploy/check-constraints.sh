@@ -10,7 +10,9 @@
 #
 # Needs the network (PyPI) and pip >= 22.2. pip runs with --isolated: no local index, no pip
 # configuration, so what resolves here is what a Pi gets from PyPI. Nothing is written in the
-# checkout: the project is copied to a temporary folder first.
+# checkout: the project is copied to a temporary folder first. With uv on PATH (pip install uv)
+# it resolves the train extra too (install-pi.sh --with-training): pip evaluates environment
+# markers for the machine it runs on, not the Pi, and torch's depend on the machine.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,7 +22,7 @@ PYTHON=${PYTHON:-python3}
 declare -A PYVER=([bookworm]=3.11 [trixie]=3.13)
 
 usage() {
-    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 releases=()
@@ -100,6 +102,31 @@ EOF
         status=1
     else
         echo "$release: OK"
+    fi
+    if ! command -v uv >/dev/null; then
+        echo "$release: the train extra not checked: that needs uv (pip install uv)"
+        continue
+    fi
+    if ! uv pip compile --quiet --no-header --no-annotate --python-platform aarch64-manylinux_2_28 \
+            --python-version "${PYVER[$release]}" --only-binary :all: --constraint "$constraints" \
+            "$tmp/project/pyproject.toml" --extra train -o "$tmp/$release-train.txt" \
+            >"$tmp/$release-train.log" 2>&1; then
+        grep -v -e 'managed Python' -e '^  cause:' "$tmp/$release-train.log" | tail -n 15 | sed 's/^/   /' || true
+        echo "$release: CONFLICT: the train extra does not resolve with $constraints"
+        status=1
+        continue
+    fi
+    # names compared as pip compares them: lower case, runs of - _ . as one -
+    normal='{ sub(/#.*/, ""); gsub(/[[:space:]]/, ""); if ($0 == "") next
+        n = tolower($1); gsub(/[-_.]+/, "-", n); print n "==" $2 }'
+    unpinned=$(grep -v -x -F -f <(awk -F== "$normal" "$constraints") \
+        <(awk -F== "$normal" "$tmp/$release-train.txt") || true)
+    if [[ -n $unpinned ]]; then
+        sed 's/^/   NOT PINNED in the constraints file: /' <<<"$unpinned"
+        echo "$release: the train extra resolves to packages the constraints file does not pin: pin them"
+        status=1
+    else
+        echo "$release: the train extra OK ($(grep -c . "$tmp/$release-train.txt") packages, torch $(grep '^torch==' "$tmp/$release-train.txt" | cut -d= -f3))"
     fi
 done
 exit $status

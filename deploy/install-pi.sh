@@ -9,7 +9,7 @@ SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}
 
 usage() {
     cat <<'EOF'
-Usage: sudo deploy/install-pi.sh [--start] [--release bookworm|trixie]
+Usage: sudo deploy/install-pi.sh [--start] [--with-training] [--release bookworm|trixie]
 
 Installs the Food Alley Companion kiosk on 64-bit Raspberry Pi OS, Bookworm (Debian 12) or
 Trixie (Debian 13):
@@ -19,12 +19,16 @@ Trixie (Debian 13):
   3. its data directory /var/lib/food-alley (the unit's StateDirectory)
   4. a venv with --system-site-packages (picamera2 and apt's numpy stay visible) where the unit's
      ExecStart expects it, /opt/food-alley-companion/.venv
-  5. the project into it, without the train extra, pinned by deploy/constraints-RELEASE.txt
+  5. the project into it, without the train extra unless asked, pinned by
+     deploy/constraints-RELEASE.txt
   6. systemd/food-alley-kiosk.service into /etc/systemd/system, enabled at boot
 Each step checks first; what is already right is left alone and said so ("already there").
 
 Options:
   --start           start the kiosk now (restart it when this run changed anything)
+  --with-training   the train extra too (torch, onnx): companion enroll can then learn a box's
+                    art on this Pi, not only on a PC. 122 MB to download, 530 MB in the venv;
+                    about 40-50 minutes to learn a box on a Pi 4 (deploy/README.md)
   --release NAME    bookworm or trixie, instead of reading /etc/os-release
   -h, --help        this help
 
@@ -57,11 +61,13 @@ run() {
 
 # ---- arguments --------------------------------------------------------------------------------
 START=0
+WITH_TRAINING=0
 RELEASE=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         -h|--help) usage; exit 0 ;;
         --start) START=1 ;;
+        --with-training) WITH_TRAINING=1 ;;
         --release)
             [[ $# -ge 2 ]] || die "--release needs a name: bookworm or trixie"
             RELEASE=$2; shift ;;
@@ -88,6 +94,7 @@ if [[ $(id -u) != 0 ]]; then
     say "$PROG: not root, going on under sudo"
     args=()
     [[ $START -eq 1 ]] && args+=(--start)
+    [[ $WITH_TRAINING -eq 1 ]] && args+=(--with-training)
     [[ -n $RELEASE ]] && args+=(--release "$RELEASE")
     exec sudo -- bash "$SELF" "${args[@]}"
 fi
@@ -269,15 +276,22 @@ fi
 
 # ---- 5. the project -----------------------------------------------------------------------------------
 # The stamp holds a hash of what was installed: the release, the constraints, and the project's
-# build files (pyproject.toml, README.md, companion/, models/). Same hash: nothing to do.
-say "project (no train extra, $(basename "$CONSTRAINTS"))"
+# build files (pyproject.toml, README.md, companion/, models/), and whether the train extra was
+# asked for. Same hash: nothing to do.
+if [[ $WITH_TRAINING -eq 1 ]]; then
+    EXTRA="[train]"
+    say "project (with the train extra, $(basename "$CONSTRAINTS"))"
+else
+    EXTRA=""
+    say "project (no train extra, $(basename "$CONSTRAINTS"))"
+fi
 BUILD_FILES=(pyproject.toml README.md companion models)
 for path in "${BUILD_FILES[@]}"; do
     [[ -e $SRC/$path ]] || die "$SRC/$path is missing: is $SRC the project's checkout?"
 done
 project_hash() {
     {
-        printf '%s %s\n' "$RELEASE" "$PYVER"
+        printf '%s %s %s\n' "$RELEASE" "$PYVER" "$EXTRA"
         cat "$CONSTRAINTS"
         (cd "$SRC" && find "${BUILD_FILES[@]}" -type f ! -name '*.pyc' ! -path '*/__pycache__/*' \
             -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
@@ -293,8 +307,12 @@ else
     (cd "$SRC" && cp -R "${BUILD_FILES[@]}" "$stage/")
     HINT="Is the network up (pip reaches PyPI)? A pin without a wheel for this Pi shows in deploy/check-constraints.sh $RELEASE."
     run "$ROOT$VENV/bin/python" -m pip install --no-input --disable-pip-version-check \
-        --constraint "$CONSTRAINTS" "$stage"
+        --constraint "$CONSTRAINTS" "$stage$EXTRA"
     HINT=""
+    if [[ -n $EXTRA ]]; then
+        "$ROOT$VENV/bin/python" -c 'import torch, onnx' ||
+            die "pip installed the train extra but the venv cannot import torch and onnx (above); remove $ROOT$VENV and run $PROG --with-training again"
+    fi
     # apt's numpy must be the one the venv imports, and the compiled wheels must load with it
     seen=$("$ROOT$VENV/bin/python" -c 'import numpy, cv2, onnxruntime, yaml
 print(numpy.__version__, numpy.__file__)') ||

@@ -175,13 +175,16 @@ if name == "python3":
     done(2)
 if name == "venv-python":
     if args[:3] == ["-m", "pip", "install"]:
-        source = args[-1]
+        source = args[-1].removesuffix("[train]")
         assert os.path.isfile(os.path.join(source, "pyproject.toml")), source
+        state["extras"] = args[-1][len(source):]
         companion = os.environ["STUB_VENV"] + "/bin/companion"
         open(companion, "w").write("#!/bin/sh\n")
         os.chmod(companion, 0o755)
         state["pip_installs"] += 1
         done()
+    if args[:1] == ["-c"] and "torch" in args[1]:
+        done(1 if os.environ.get("STUB_NO_TORCH") else 0)
     if args[:1] == ["-c"]:
         version = os.environ["STUB_NUMPY"].split(":")[-1].split("-")[0].split("+")[0]
         where = os.environ.get("STUB_NUMPY_FILE",
@@ -339,6 +342,31 @@ def test_a_changed_project_is_installed_again_and_nothing_else(pi):
     assert pi.state["pip_installs"] == 2
 
 
+def test_with_training_installs_the_train_extra_and_a_second_run_leaves_it(pi):
+    out = pi.run("--with-training")
+    assert out.returncode == 0, out.stdout + out.stderr
+    pip = pi.calls[index(pi.calls, "venv-python", "-m", "pip", "install")]
+    assert pip[-1].endswith("[train]") and pip[pip.index("--constraint") + 1].endswith(
+        f"constraints-{pi.release}.txt")
+    assert ["venv-python", "-c", "import torch, onnx"] in pi.calls
+    assert "with the train extra" in out.stdout and pi.state["extras"] == "[train]"
+    again = pi.run("--with-training")
+    assert again.returncode == 0 and pi.changes() == [] and pi.state["pip_installs"] == 1
+    # asked without it, the project is installed again, as asked (torch stays until the venv
+    # is made anew)
+    without = pi.run()
+    assert without.returncode == 0 and pi.state["pip_installs"] == 2
+    assert pi.state["extras"] == "" and "no train extra" in without.stdout
+
+
+def test_with_training_that_cannot_import_torch_says_what_to_do(tmp_path):
+    pi = Pi(tmp_path, "bookworm")
+    out = pi.run("--with-training", STUB_NO_TORCH="1")
+    assert out.returncode == 1
+    assert "cannot import torch and onnx" in out.stderr and "--with-training again" in out.stderr
+    assert not (pi.root / VENV.lstrip("/") / ".food-alley-installed").exists()
+
+
 def test_start_starts_once_and_then_leaves_it_running(pi):
     out = pi.run("--start")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -482,4 +510,22 @@ def test_every_runtime_dependency_is_pinned_within_its_range(release):
         name = normal(requirement.name)
         assert name in pinned, f"{name} is not pinned in constraints-{release}.txt"
         assert requirement.specifier.contains(pinned[name]), (name, pinned[name])
-    assert "torch" not in pinned and "onnx" not in pinned  # the train extra stays off the Pi
+
+
+
+@pytest.mark.parametrize("release", sorted(RELEASES))
+def test_the_train_extra_for_the_pi_is_pinned_within_its_range(release):
+    """install-pi.sh --with-training: each of the extra's requirements, as a Pi (aarch64) sees
+    its markers, pinned by the release's constraints; torch a build for the CPU alone."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pi = {"platform_machine": "aarch64", "python_version": RELEASES[release]["python"],
+          "sys_platform": "linux", "platform_system": "Linux", "extra": "train"}
+    wanted = [r for r in map(Requirement, project["optional-dependencies"]["train"])
+              if r.marker is None or r.marker.evaluate(pi)]
+    pinned = pins(release)
+    assert {normal(r.name) for r in wanted} == {"torch", "onnx"}
+    for requirement in wanted:
+        name = normal(requirement.name)
+        assert name in pinned, f"{name} is not pinned in constraints-{release}.txt"
+        assert requirement.specifier.contains(pinned[name]), (name, pinned[name])
+    assert pinned["torch"] == "2.9.1"  # PyPI's later aarch64 builds pull CUDA libraries
