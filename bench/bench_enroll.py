@@ -10,11 +10,12 @@ confident-wrong cells, boards all correct; for the stock art, the bundled model'
 the same scenes beside them. Goals: cell error 0.3 % or less, confident-wrong 0.05 % or less.
 One enrollment's figures vary with its training (the scenes drawn, their order): `--seeds 7 8`
 learns each edition once per seed, so a change is judged against that spread. `--sets N` reads
-each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone.
+each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone,
+then all together.
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
-The README's figures: `--editions 704 705 stock 706 707 --sets 5` (each edition's scenes are
+The README's figures: `--editions 704 705 stock 706 707 --sets 10` (each edition's scenes are
 drawn from its place in that list).
 """
 
@@ -86,10 +87,14 @@ def main() -> None:
                 how = ("the bundled model kept" if "kept" in meta["edition"] else
                        f"training seed {seed}")
                 reader = BoardReader(model, threads=1)
+                total: dict[str, int] = {}
                 for k in range(args.sets):
                     counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n)
                     print(_line(name, counts, f"; set {k + 1}, {how}, "
                                               f"enrolled in {minutes:.1f} min"), flush=True)
+                    total = {key: total.get(key, 0) + value for key, value in counts.items()}
+                if args.sets > 1:  # a set of 100 is too few to judge the goals by
+                    print(_line(name, total, f"; all {args.sets} sets"), flush=True)
             if art is None:
                 bundled = BoardReader(threads=1)
                 for k in range(args.sets):
