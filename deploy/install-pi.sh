@@ -28,7 +28,7 @@ Options:
   --start           start the kiosk now (restart it when this run changed anything)
   --with-training   the train extra too (torch, onnx): companion enroll can then learn a box's
                     art on this Pi, not only on a PC. 122 MB to download, 530 MB in the venv;
-                    about 40-50 minutes to learn a box on a Pi 4 (deploy/README.md)
+                    an estimated 40-50 minutes to learn a box on a Pi 4 (deploy/README.md)
   --release NAME    bookworm or trixie, instead of reading /etc/os-release
   -h, --help        this help
 

@@ -1405,9 +1405,10 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
         log(f"note: {warning}")
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("onnx") is None:
         raise EnrollError(["the photos are good, but learning from them needs the training "
-                           "extra (torch and onnx): pip install -e '.[train]', or enroll on a "
-                           "PC that has it and copy the model folder to the kiosk; nothing "
-                           "was written"])
+                           "extra (torch and onnx): pip install -e '.[train]' (on the kiosk: "
+                           "sudo deploy/install-pi.sh --with-training), or enroll on a PC that "
+                           "has it and copy the model folder to the kiosk; nothing was "
+                           "written"])
     from companion.vision.train import FineTuneConfig, fine_tune
 
     with _model_folder(out) as work:
