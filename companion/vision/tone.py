@@ -177,13 +177,14 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
     at = light[0] - centre
     level = light[1].mean(axis=1)
     design = np.c_[np.ones(len(at)), at]
-    keep = np.ones(len(at), bool)
+    ground = _ground_coloured(light.logs)
+    keep = ground.copy()
     for _ in range(3):
         coef = np.linalg.lstsq(design[keep], level[keep], rcond=None)[0]
         res = level - design @ coef
         middle = np.median(res[keep])
         spread = 1.4826 * np.median(np.abs(res[keep] - middle))
-        keep = np.abs(res - middle) <= 3 * spread + 0.02
+        keep = ground & (np.abs(res - middle) <= 3 * spread + 0.02)
         if keep.sum() < 3 * MIN_SEEN * len(reference.light_mm) / 4:
             return None
     most = np.log(MAX_FALL_OFF) / reference.board
@@ -207,6 +208,15 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
     if mapping == SHADE:
         return _with_shade(tone, frame, pose, reference)
     return tone
+
+
+def _ground_coloured(logs: np.ndarray) -> np.ndarray:
+    """Which samples (log colours, N x 3) have the colour most of them have, to within
+    GREY_SHADE: a shadow, a lamp's fall-off or the exposure changes the light, not its colour,
+    and what changes the colour is not the ground (a hand or an arm across the band, which a
+    brightness alone would not tell when it is about as light)."""
+    colour = logs - logs.mean(axis=1, keepdims=True)
+    return np.abs(colour - np.median(colour, axis=0)).max(axis=1) <= GREY_SHADE
 
 
 def _side_by_side_contrast(dark: Sampled, light: Sampled, pairs: np.ndarray) -> float:

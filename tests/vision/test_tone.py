@@ -186,3 +186,24 @@ def test_the_plain_mapping_measures_no_shade():
     seen, pose = shadowed((1.0, 1.0, 1.0), 1.0, 0.7, 60.0)
     plain = measure_tone(seen, pose, ref, PLAIN)
     assert plain is not None and plain.shade is None
+
+
+def test_an_arm_as_light_as_the_ground_does_not_colour_the_light():
+    """An arm across the light ground, about as light as the ground but of another colour, is
+    no part of it: a shadow over half the board left the kept ground in two lights, and the
+    arm's colour between them moved each channel's median (an enrolled edition's tokens were
+    then read as blue cats: bench set 993000, scene 54)."""
+    ref = tone_reference(G)
+    seen, pose = shadowed((1.0, 1.0, 1.0), 1.1, 0.5, 135.0)
+    tone = measure_tone(seen, pose, ref, SHADE)
+    level = float(np.mean(seen[tuple(project(pose, ref.light_mm).round().astype(int).T[::-1])]))
+    arm = np.array([0.6, 1.1, 1.3]) * level  # BGR: as light, yellower
+    covered = seen.copy()
+    band = (G.frame + G.grid_outer[0]) / 2
+    for y in (band, G.board - band):  # along two sides' ground, one half lit, one shadowed
+        ends = project(pose, np.array([[-30.0, y], [G.board * 0.7, y]])).round().astype(int)
+        cv2.line(covered, tuple(ends[0]), tuple(ends[1]), tuple(arm.tolist()), 100)
+    armed = measure_tone(covered, pose, ref, SHADE)
+    assert armed is not None  # (each channel's median over all of it: 8 % off in blue)
+    assert armed.gains / armed.gains.mean() == pytest.approx(tone.gains / tone.gains.mean(),
+                                                             rel=0.02)
