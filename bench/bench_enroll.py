@@ -12,6 +12,9 @@ One enrollment's figures vary with its training (the scenes drawn, their order):
 learns each edition once per seed, so a change is judged against that spread. `--sets N` reads
 each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone,
 then all together.
+`--camera` takes the photos through another camera than the scenes' (its own tone curve and
+white balance, sharpening, colour fringes) and of varnished tokens (a highlight of the lamp on
+each), as a box photographed elsewhere would be.
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
@@ -66,6 +69,8 @@ def main() -> None:
                         help="training seeds: each edition is learnt once per seed")
     parser.add_argument("--learn-anyway", action="store_true",
                         help="learn every edition, even one the bundled model reads")
+    parser.add_argument("--camera", action="store_true",
+                        help="the photos through another camera, of varnished tokens")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
@@ -77,7 +82,7 @@ def main() -> None:
             (f"edition {name}", draw_edition(work / f"art-{name}", int(name)), int(name))
             for name in names]
         for n, (name, art, light) in enumerate(cases):
-            photos = plan_photos(work / f"photos-{n}", art, light)
+            photos = plan_photos(work / f"photos-{n}", art, light, camera=args.camera)
             for seed in args.seeds:
                 model = work / f"model-{n}-seed{seed}"
                 started = time.time()

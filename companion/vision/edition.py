@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import colorsys
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -24,6 +25,11 @@ from companion.vision.assets import ART_PX_PER_MM, Label, labels
 from companion.vision.geometry import BoardGeometry
 
 TOKEN_PX = 256  # as the bundled art: one token's diameter
+# another camera than the renderer's default, taking the plan's photos of varnished tokens: its
+# own tone curve and white balance, sharpening, colour fringes, and a highlight of the lamp on
+# every token (SceneStyle's fields)
+CAMERA_STYLE = {"gamma": (0.75, 1.35), "colour_gain": (0.8, 1.2), "sharpen_probability": 1.0,
+                "fringe_probability": 1.0, "gloss_probability": 1.0}
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_TRIPLEX)
 # each basket colour's mark on the coin side (the component list's colour_symbols_on_coin_side)
@@ -270,11 +276,12 @@ def draw_edition(folder: Path, seed: int, components: Components | None = None) 
 
 
 def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
-                like: Path | None = None) -> Path:
+                like: Path | None = None, camera: bool = False) -> Path:
     """The enrollment plan's photos of an edition (``art``) as one rig takes them: one camera
     pose for all, drawn from ``seed``, the light drawn afresh for each, no hands; a shopper
     stands alone. ``changed``: {layout index: faces} laid instead of the plan's, the other
-    photos copied from the folder ``like`` when given. Returns the folder."""
+    photos copied from the folder ``like`` when given. ``camera``: through another camera
+    (CAMERA_STYLE) and of varnished tokens. Returns the folder."""
     import shutil
 
     from companion.vision.enroll import enrollment_plan
@@ -282,6 +289,8 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
 
     plan = enrollment_plan()
     style = SceneStyle(hand_probability=0.0, shopper_on_coin=False)
+    if camera:
+        style = replace(style, **CAMERA_STYLE)
     folder.mkdir(parents=True, exist_ok=True)
     first = render_scene(np.random.default_rng([970000, seed]), list(plan[0].faces),
                          style=style, art=art)
