@@ -211,12 +211,22 @@ def measure_tone(frame: np.ndarray, pose: np.ndarray, reference: ToneReference,
 
 
 def _ground_coloured(logs: np.ndarray) -> np.ndarray:
-    """Which samples (log colours, N x 3) have the colour most of them have, to within
-    GREY_SHADE: a shadow, a lamp's fall-off or the exposure changes the light, not its colour,
-    and what changes the colour is not the ground (a hand or an arm across the band, which a
-    brightness alone would not tell when it is about as light)."""
-    colour = logs - logs.mean(axis=1, keepdims=True)
-    return np.abs(colour - np.median(colour, axis=0)).max(axis=1) <= GREY_SHADE
+    """Which samples (log colours, N x 3) have the colour most of them have: a shadow, a
+    lamp's fall-off or the exposure changes the light, not its colour, and what changes the
+    colour is not the ground (a hand or an arm across the band, which a brightness alone would
+    not tell when it is about as light)."""
+    return _of_colour(logs, np.median(_colour(logs), axis=0))
+
+
+def _colour(logs: np.ndarray) -> np.ndarray:
+    """Log colours (N x 3) less their light: each channel less the mean of the three."""
+    return logs - logs.mean(axis=1, keepdims=True)
+
+
+def _of_colour(logs: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Which log colours (N x 3) have ``colour`` (as :func:`_colour` gives it), to within
+    GREY_SHADE in every channel, whatever their light."""
+    return np.abs(_colour(logs) - colour).max(axis=1) <= GREY_SHADE
 
 
 def _side_by_side_contrast(dark: Sampled, light: Sampled, pairs: np.ndarray) -> float:
@@ -243,7 +253,7 @@ def _with_shade(tone: Tone, frame: np.ndarray, pose: np.ndarray, reference: Tone
     points, logs, _ = seen
     off = logs / tone.gamma - np.log(tone.gains) - np.log(reference.light)
     shade = off.mean(axis=1)
-    grey = np.abs(off - shade[:, None]).max(axis=1) <= GREY_SHADE
+    grey = _of_colour(off, np.zeros(3))  # moved alike in every channel
     grey &= (shade >= SHADE_RANGE[0]) & (shade <= SHADE_RANGE[1])
     return replace(tone, shade_mm=points[grey], shade=shade[grey])
 
