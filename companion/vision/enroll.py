@@ -385,10 +385,10 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
         firsts[name], where[name] = first, place
     turned_over = _sides_alike(firsts, profiles, where)
     problems += turned_over + _second_views_differ(views, firsts, turned_over)
-    for name, seen_in in views.items():
-        faces[name] = _merged_views(seen_in)
     if problems:
         raise EnrollError(problems)
+    for name, seen_in in _highlights_taken_off(views, food_alley()).items():
+        faces[name] = _merged_views(seen_in)
     return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
                     washed_out)
 
@@ -720,6 +720,129 @@ def _marks_small(mark: np.ndarray) -> np.ndarray:
     """A face's marks (its colours less its family's median) at MARKS_PX: where it differs,
     whatever the colours."""
     return np.abs(cv2.resize(mark, (MARKS_PX, MARKS_PX), interpolation=cv2.INTER_AREA)).max(axis=2)
+
+
+# A varnished token shows the lamp's highlight, at about one place beside every token of a
+# photo. Each cut less its family's median (turned alike) is its own design and its photo's
+# light; the median of a photo's cuts, laid back as they lay on the board, is its light alone.
+# Where that rises above its own median by HIGHLIGHT_SURE standard errors (of the median), and
+# round that wherever it rises by one, a bump at least HIGHLIGHT_LEAST grey levels high at its
+# top, is the photo's highlight (smoothed by HIGHLIGHT_SMOOTH px, FACE_PX); photos of at least
+# HIGHLIGHT_CUTS cuts. Each cut's own is that highlight moved up to HIGHLIGHT_REACH px to where
+# it matches the cut's residue best (blurred by HIGHLIGHT_MATCH_BLUR px). Plan photos of 707
+# with the lamp's highlight on each token: 22-56 grey levels at the top (the channels' mean).
+# Without varnish, what stands out is thin: a printed ring a little larger in one photo, a
+# camera's sharpening, a design's centre; 5-7.4 grey levels in 704-707's photos, 11.5 in 704's
+# through another camera (docs/bench.md).
+HIGHLIGHT_SURE = 3.0
+HIGHLIGHT_SMOOTH = 2.0
+HIGHLIGHT_LEAST = 12.0
+HIGHLIGHT_CUTS = 5
+HIGHLIGHT_REACH = 24
+HIGHLIGHT_MATCH_BLUR = 4.0
+
+
+def _highlights_taken_off(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
+                          components: Components
+                          ) -> dict[str, list[tuple[np.ndarray, np.ndarray, str]]]:
+    """The cuts of each face (BGRA, as they lay on the board) with the lamp's highlight taken
+    off, where their photo shows one (:func:`_photo_highlights`), each as it fits the cut
+    (:func:`_fitted_highlight`); the rest as they were."""
+    residues = _residues(views, components)
+    highlights = _photo_highlights(residues, views)
+    if not highlights:
+        return views
+    out = {}
+    for name, seen_in in views.items():
+        out[name] = []
+        for n, (cut, lost, place) in enumerate(seen_in):
+            bump = highlights.get(_photo_of(place))
+            residue = residues.get((name, n))
+            if bump is not None and residue is not None:
+                colour = cut[:, :, :3].astype(np.float32) - _fitted_highlight(bump, residue)
+                cut = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), cut[:, :, 3]])
+            out[name].append((cut, lost, place))
+    return out
+
+
+def _photo_of(place: str) -> str:
+    """The photo a cut came from, of its place ("layout-03.jpg, cell b2")."""
+    return place.split(",")[0]
+
+
+def _residues(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
+              components: Components) -> dict[tuple[str, int], np.ndarray]:
+    """What each cut (face name, view) of a design family (at least three cuts) shows beyond
+    the family's median (float BGR, FACE_PX, as the cut lay on the board): each cut laid onto
+    the family's first, less their median, laid back."""
+    residues = {}
+    for names in design_families(components):
+        cuts = [((n, k), cut) for n in names for k, (cut, _, _) in enumerate(views.get(n, []))]
+        if len(cuts) < 3:
+            continue
+        first = cuts[0][1]
+        turns = []
+        for _, cut in cuts:
+            angle, dx, dy = _pose_onto(cut, first)
+            m = _turning(FACE_PX, angle)
+            m[:, 2] += (dx, dy)
+            turns.append(m)
+        laid = np.stack([_warped(cut[:, :, :3], m, cv2.INTER_CUBIC).astype(np.float32)
+                         for (_, cut), m in zip(cuts, turns, strict=True)])
+        median = np.median(laid, axis=0)
+        for (key, _), m, colour in zip(cuts, turns, laid, strict=True):
+            residues[key] = _warped(colour - median, cv2.invertAffineTransform(m))
+    return residues
+
+
+def _photo_highlights(residues: dict[tuple[str, int], np.ndarray],
+                      views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]]
+                      ) -> dict[str, np.ndarray]:
+    """Each photo's highlight (float BGR, FACE_PX, as its cuts lay on the board), for photos
+    that show one surely: the median of its cuts' residues (:func:`_residues`), where it
+    rises above its own median by HIGHLIGHT_SURE standard errors (of a median: 1.25 sigma
+    over the root of the count), and the parts round that rising by one (a hysteresis, as
+    an edge detector's), when its top is HIGHLIGHT_LEAST."""
+    by_photo: dict[str, list[np.ndarray]] = {}
+    for (name, n), residue in residues.items():
+        by_photo.setdefault(_photo_of(views[name][n][2]), []).append(residue)
+    # short of the rim, where a photo's cuts a little larger or smaller than the rest differ
+    disc = disc_mask(FACE_PX, FACE_PX / 2 * 0.9)
+    highlights = {}
+    for photo, seen in by_photo.items():
+        if len(seen) < HIGHLIGHT_CUTS:
+            continue
+        stack = np.stack(seen)
+        light = np.median(stack, axis=0)
+        error = 1.25 * 1.4826 * np.median(np.abs(stack - light), axis=0) / np.sqrt(len(seen))
+        bump = light - np.median(light[disc], axis=0)
+        rise = bump.mean(axis=2) / np.maximum(error.mean(axis=2), 1e-3)
+        _, parts = cv2.connectedComponents(((rise >= 1) & disc).astype(np.uint8))
+        kept = np.isin(parts, np.unique(parts[(rise >= HIGHLIGHT_SURE) & disc])) & (parts > 0)
+        bump = cv2.GaussianBlur(np.maximum(bump, 0) * kept[:, :, None], (0, 0),
+                                HIGHLIGHT_SMOOTH)
+        if bump.mean(axis=2).max() >= HIGHLIGHT_LEAST:
+            highlights[photo] = bump
+    return highlights
+
+
+def _fitted_highlight(bump: np.ndarray, residue: np.ndarray) -> np.ndarray:
+    """A photo's highlight (float BGR, FACE_PX) as it lies on one cut: moved (up to
+    HIGHLIGHT_REACH px) to where it best matches what the cut shows beyond its family's
+    median (a token lies a few mm off its cell's centre, and the lamp's highlight with it),
+    that blurred and clipped to the highlight's own range: a rise beyond its top, or a fall,
+    is the cut's design."""
+    grey = bump.mean(axis=2)
+    ys, xs = np.nonzero(grey > 0.05 * grey.max())
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    template = np.ascontiguousarray(grey[y0:y1, x0:x1])
+    r = HIGHLIGHT_REACH
+    shown = cv2.GaussianBlur(np.clip(residue.mean(axis=2), 0, grey.max()), (0, 0),
+                             HIGHLIGHT_MATCH_BLUR)
+    padded = cv2.copyMakeBorder(shown, r, r, r, r, cv2.BORDER_CONSTANT)
+    window = np.ascontiguousarray(padded[y0:y1 + 2 * r, x0:x1 + 2 * r])
+    _, _, _, (bx, by) = cv2.minMaxLoc(cv2.matchTemplate(window, template, cv2.TM_CCORR))
+    return _warped(bump, np.float32([[1, 0, bx - r], [0, 1, by - r]]))
 
 
 def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray:

@@ -481,6 +481,58 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
             assert apart(tidy[mine], clean[mine], disc) < near, mine
 
 
+def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
+    """Varnished cats: in one photo the lamp's highlight lies at one place beside every token
+    (a few px apart, as tokens lie off their cells' centres), over the number of the black 4;
+    another photo shows none. The highlight is taken off each cut of the first photo, the
+    number included, and the second photo's cuts are left as they were."""
+    import cv2
+
+    c = food_alley()
+    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
+               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    rng = np.random.default_rng(5)
+    y, x = np.mgrid[0:256, 0:256]
+    badge = cv2.getRotationMatrix2D((127.5, 127.5), 130.0, 1.0) @ (128.0, 48.0, 1.0)
+    views, clean = {}, {}
+    for player, (body, ink) in colours.items():
+        glossy = player in ("black", "blue")
+        for key in [*c.cat_values, None]:
+            name = (Label("cat", player=player, value=key) if key is not None
+                    else Label("cat-back", player=player)).name
+            turn = 130.0 if name == "cat:black:4" else float(rng.uniform(0, 360))
+            face = _cat_face(body, ink, key, turn)
+            clean[name] = face
+            if glossy:  # the highlight lies on the board, the same beside every token
+                at = badge + rng.normal(0, 3, 2)
+                bump = 110 * np.exp(-((x - at[0]) ** 2 + (y - at[1]) ** 2) / (2 * 14.0 ** 2))
+                face = face.copy()
+                face[:, :, :3] = np.clip(face[:, :, :3] + bump[:, :, None], 0, 255)
+            photo = "layout-05.jpg" if glossy else "layout-06.jpg"
+            views[name] = [(face, np.zeros((256, 256), np.float32), f"{photo}, cell a1")]
+    taken = enroll._highlights_taken_off(views, c)
+    disc = disc_mask(256, 110.0)
+
+    def apart(a, b, where):
+        return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
+
+    under = disc & ((x - badge[0]) ** 2 + (y - badge[1]) ** 2 < 28 ** 2)
+    for name, [(cut, _, place)] in views.items():
+        (after, _, _), = taken[name]
+        if place.startswith("layout-06"):
+            assert after is cut
+            continue
+        unclipped = disc & (cut[:, :, :3].max(axis=2) < 250)  # all the camera could see
+        washed = apart(cut, clean[name], under & unclipped)
+        assert washed > 25, name  # as cut
+        assert apart(after, clean[name], under & unclipped) < washed / 3, name
+        assert apart(after, clean[name], unclipped) < apart(cut, clean[name], unclipped) / 2
+    four = "cat:black:4"
+    number = under & (clean[four][:, :, :3].max(axis=2) < 60)  # its digit, under the highlight
+    assert apart(taken[four][0][0], clean[four], number) < apart(views[four][0][0],
+                                                                 clean[four], number) / 4
+
+
 def _ingredient_side(price, angle, glare=0.0, shade=1.0, ink=25, blur=0.8):
     """A drawn ingredient side: a pale disc, a red crescent and a green triangle, and a white
     badge with its price (grey level ``ink``), turned by ``angle``; as a photo showed it: this
