@@ -304,13 +304,12 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     if problems:
         raise EnrollError(problems)
     centres = g.centres.reshape(-1, 2)
-    clipped_in = {k: _clipped(photos[k]) for k in poses}  # as the camera took them
-    photos = _tone_curves_alike(photos, poses, g)
     # the board's plain ground round each socket, in every photo; their median is the colour
     # every face and the board are lit to: the light of one photo, or of one corner, comes off
     grounds = {k: _ground_colours(photos[k], poses[k], centres) for k in poses}
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
+    clipped_in = {k: _clipped(photos[k]) for k in poses}
     board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, ground, g)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
@@ -392,45 +391,6 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
         faces[name] = _merged_views(seen_in)
     return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
                     washed_out)
-
-
-# A camera may change its tone curve from one photo to the next (a phone's automatic modes
-# do). Each photo's curve is measured against the empty board's photo: the log contrast of the
-# board's light ground and dark frame side by side (companion/vision/tone.py), in the channels
-# whose ground neither photo clipped. A photo whose curve's power differs from the first's by
-# more than TONE_ALIKE is brought to it. Photos of 704-707 and of the bundled art from one
-# camera measured 0.96-1.02 against their first; through a camera drawing its curve afresh
-# for each photo (0.75-1.35), 0.63-1.44 (docs/bench.md).
-TONE_ALIKE = 0.08
-
-
-def _tone_curves_alike(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
-                       geometry: Any) -> dict[int, np.ndarray]:
-    """The photos, each whose tone curve differs from the empty board's photo's (index 0) by
-    more than TONE_ALIKE in power taken to that curve (a table of levels); the others, and
-    any whose board's frame and ground cannot be measured, as they were."""
-    from companion.vision.geometry import rectify
-    from companion.vision.tone import board_reference, channel_contrasts
-
-    g = geometry
-    reference = board_reference(rectify(photos[0], poses[0], BOARD_PPM, (g.board, g.board)), g)
-    first = channel_contrasts(photos[0], poses[0], reference)
-    if first is None:
-        return photos
-    alike = dict(photos)
-    for k, pose in poses.items():
-        seen = channel_contrasts(photos[k], pose, reference) if k else None
-        if seen is None:
-            continue
-        usable = (first[1] < CLIPPED) & (seen[1] < CLIPPED) & (first[0] > 0) & (seen[0] > 0)
-        if not usable.any():
-            continue
-        power = float(np.median(first[0][usable] / seen[0][usable]))
-        if abs(np.log(power)) <= np.log1p(TONE_ALIKE):
-            continue
-        levels = 255.0 * (np.arange(256) / 255.0) ** power
-        alike[k] = cv2.LUT(photos[k], np.clip(np.round(levels), 0, 255).astype(np.uint8))
-    return alike
 
 
 def _locate_on_rig(locator: Any, frame: np.ndarray, empty: Any) -> Any:

@@ -104,23 +104,10 @@ def tone_reference(geometry: BoardGeometry | None = None, art: Path | None = Non
                       tuple(map(tuple, g.centres.reshape(-1, 2))), art_name("board.png", art))
 
 
-def board_reference(board_art: np.ndarray, geometry: BoardGeometry) -> ToneReference:
-    """The reference areas found in a board's picture (BGR uint8, ART_PX_PER_MM, as the
-    board's art), such as a photo of it rectified: see :func:`tone_reference`."""
-    g = geometry
-    return _reference_in(board_art[:, :, :3].astype(np.float32) / 255.0, g.board, g.frame,
-                         g.grid_outer, g.token, tuple(map(tuple, g.centres.reshape(-1, 2))))
-
-
 @lru_cache(maxsize=4)
 def _reference(board: float, frame: float, grid_outer: tuple[float, float], token: float,
                centres: tuple[tuple[float, float], ...], art_file: str) -> ToneReference:
-    return _reference_in(load_art(art_file)[:, :, :3], board, frame, grid_outer, token,
-                         centres)
-
-
-def _reference_in(art: np.ndarray, board: float, frame: float, grid_outer: tuple[float, float],
-                  token: float, centres: tuple[tuple[float, float], ...]) -> ToneReference:
+    art = load_art(art_file)[:, :, :3]
     grey = art.mean(axis=2)
     ink = grey < 0.5 * (np.percentile(grey, 5) + np.percentile(grey, 60))
     margin = int(round(MARGIN_MM * ART_PX_PER_MM)) * 2 + 1
@@ -243,38 +230,17 @@ def _of_colour(logs: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 
 def _side_by_side_contrast(dark: Sampled, light: Sampled, pairs: np.ndarray) -> float:
-    """The seen log contrast of ground and frame side by side (:func:`_side_by_side`): the
-    median over the frame of the channels' mean, or NaN where no frame sample has 3 such."""
-    seen = _side_by_side(dark, light, pairs)
-    return float("nan") if seen is None else float(np.median(seen.mean(axis=1)))
-
-
-def _side_by_side(dark: Sampled, light: Sampled, pairs: np.ndarray) -> np.ndarray | None:
-    """The seen log contrast of ground and frame (N, 3), where each frame sample seen is
-    matched with the ground seen within PAIR_MM of it (``pairs``; one light, whatever shade
-    lies elsewhere), for the frame samples with 3 such; None where none has."""
+    """The seen log contrast of ground and frame, where each frame sample seen is matched with
+    the ground seen within PAIR_MM of it (``pairs``; one light, whatever shade lies elsewhere):
+    the median over the frame, or NaN where no frame sample has 3 such."""
     ground = np.full((len(light.inside) + 1, 3), np.nan)  # the last row: no sample
     ground[:-1][light.inside] = light.logs
     near = ground[pairs[dark.inside]]  # (dark seen, K, 3); -1 picks the last row
     enough = np.isfinite(near[:, :, 0]).sum(axis=1) >= 3
     if not enough.any():
-        return None
-    return np.nanmedian(near[enough], axis=1) - dark.logs[enough]
-
-
-def channel_contrasts(frame: np.ndarray, pose: np.ndarray, reference: ToneReference
-                      ) -> tuple[np.ndarray, np.ndarray] | None:
-    """The log contrast of the board's light ground and dark frame side by side, as seen in
-    a frame, channel by channel (the median over the frame), and the ground's level there
-    (0..255, the median); None where too little of either is seen."""
-    dark = _sample(frame, pose, reference.dark_mm)
-    light = _sample(frame, pose, reference.light_mm)
-    if dark is None or light is None:
-        return None
-    seen = _side_by_side(dark, light, reference.pairs)
-    if seen is None:
-        return None
-    return np.median(seen, axis=0), 255.0 * np.exp(np.median(light.logs, axis=0))
+        return float("nan")
+    seen = np.nanmedian(near[enough], axis=1) - dark.logs[enough]
+    return float(np.median(seen.mean(axis=1)))
 
 
 def _with_shade(tone: Tone, frame: np.ndarray, pose: np.ndarray, reference: ToneReference

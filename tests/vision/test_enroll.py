@@ -14,7 +14,7 @@ from companion.rules.components import food_alley
 from companion.vision import enroll
 from companion.vision.assets import Label
 from companion.vision.enroll import PlanError, enrollment_plan, faces_to_show
-from companion.vision.geometry import BoardGeometry, disc_mask, project
+from companion.vision.geometry import BoardGeometry, disc_mask
 
 
 def test_the_plan_starts_with_the_empty_board_and_shows_every_face_the_coins_twice():
@@ -934,37 +934,6 @@ def test_the_folded_network_is_the_bundled_one():
     with torch.no_grad():
         got = net(torch.from_numpy(x)).numpy()
     assert np.abs(got - expected).max() < 1e-3
-
-
-def test_a_photo_whose_camera_changed_its_tone_curve_is_brought_to_the_first_photos(cut,
-                                                                                     photos):
-    """One photo of the plan taken with a harder tone curve (levels to the power 1.3, as a
-    camera's automatic mode may), the others as taken: that photo is brought back to the
-    empty board's curve, measured on the board's frame and ground, and the others, whose
-    curves agree, are left as they are."""
-    import cv2
-
-    from companion.vision.enroll import load_photos
-
-    plan = enrollment_plan()
-    taken = load_photos(photos, plan)
-    g = BoardGeometry.from_components()
-    assert all(alike is taken[k] for k, alike in
-               enroll._tone_curves_alike(taken, cut.poses, g).items())
-    harder = dict(taken)
-    harder[3] = (255.0 * (taken[3] / 255.0) ** 1.3).round().astype(np.uint8)
-    alike = enroll._tone_curves_alike(harder, cut.poses, g)
-    assert all(alike[k] is harder[k] for k in taken if k != 3)
-    board = np.zeros(taken[3].shape[:2], np.uint8)
-    corners = project(cut.poses[3], [(0, 0), (g.board, 0), (g.board, g.board), (0, g.board)])
-    cv2.fillConvexPoly(board, np.round(corners).astype(np.int32), 1)
-    on_board = board > 0
-
-    def apart(a, b):
-        return float(np.abs(a.astype(np.float32) - b)[on_board].mean())
-
-    assert apart(harder[3], taken[3]) > 12
-    assert apart(alike[3], taken[3]) < 2
 
 
 def test_the_model_records_how_soft_the_photos_were_one_soft_photo_outvoted(cut):
