@@ -781,12 +781,7 @@ def _residues(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
         if len(cuts) < 3:
             continue
         first = cuts[0][1]
-        turns = []
-        for _, cut in cuts:
-            angle, dx, dy = _pose_onto(cut, first)
-            m = _turning(FACE_PX, angle)
-            m[:, 2] += (dx, dy)
-            turns.append(m)
+        turns = [_laying(cut, first) for _, cut in cuts]
         laid = np.stack([_warped(cut[:, :, :3], m, cv2.INTER_CUBIC).astype(np.float32)
                          for (_, cut), m in zip(cuts, turns, strict=True)])
         median = np.median(laid, axis=0)
@@ -871,12 +866,19 @@ def _merged_views(views: list[tuple[np.ndarray, np.ndarray, str]]) -> np.ndarray
 def _laid_onto(cut: np.ndarray, lost: np.ndarray, first: np.ndarray
                ) -> tuple[np.ndarray, np.ndarray, float]:
     """Another photo's cut of a face (BGRA) and its clipped share, turned and moved onto the
-    first cut (:func:`_pose_onto`): (colour float32, lost, how alike the two then are)."""
-    angle, dx, dy = _pose_onto(cut, first)
-    m = _turning(cut.shape[0], angle)
-    m[:, 2] += (dx, dy)
+    first cut (:func:`_laying`): (colour float32, lost, how alike the two then are)."""
+    m = _laying(cut, first)
     colour = _warped(cut[:, :, :3], m, cv2.INTER_CUBIC).astype(np.float32)
     return colour, _warped(lost, m), _detail_alike(colour, first[:, :, :3])
+
+
+def _laying(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The 2x3 map laying ``face`` as ``reference`` lies (:func:`_pose_onto`): the turn about
+    its centre, then the move."""
+    angle, dx, dy = _pose_onto(face, reference)
+    m = _turning(face.shape[0], angle)
+    m[:, 2] += (dx, dy)
+    return m
 
 
 def _turning(size: int, angle: float) -> np.ndarray:
