@@ -31,16 +31,18 @@ SCENE_SEED = 920_000
 
 
 def read_scenes(reader: BoardReader, art: Path | None, scenes: int, seed: int, *,
-                edition_known: bool = False) -> dict[str, int]:
-    """Read fresh scenes of an edition (15 % with a hand), each as a session starting with
-    that box would (nothing seen before; the edition checked unless ``edition_known``). Counts
-    of cells right, wrong, left unknown, left unknown with no hand over them (abstained), and
-    of boards, boards all correct and boards refused as an edition not enrolled."""
+                edition_known: bool = False, style: SceneStyle | None = None
+                ) -> dict[str, int]:
+    """Read fresh scenes of an edition (15 % with a hand; the renderer's camera unless
+    ``style`` says otherwise), each as a session starting with that box would (nothing seen
+    before; the edition checked unless ``edition_known``). Counts of cells right, wrong, left
+    unknown, left unknown with no hand over them (abstained), and of boards, boards all
+    correct and boards refused as an edition not enrolled."""
     counts = dict.fromkeys(("right", "wrong", "unknown", "abstained", "boards", "all_correct",
                             "refused"), 0)
     for i in range(scenes):
         scene = render_scene(np.random.default_rng([seed, i]),
-                             style=SceneStyle(hand_probability=0.15), art=art)
+                             style=style or SceneStyle(hand_probability=0.15), art=art)
         reader._seen = None
         reader.edition_known = edition_known
         reading = reader.read(scene.frame)

@@ -12,9 +12,11 @@ One enrollment's figures vary with its training (the scenes drawn, their order):
 learns each edition once per seed, so a change is judged against that spread. `--sets N` reads
 each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone,
 then all together.
-`--camera` takes the photos through another camera than the scenes' (its own tone curve and
-white balance, sharpening, colour fringes) and of varnished tokens (a highlight of the lamp on
-each), as a box photographed elsewhere would be.
+`--camera` takes the photos through another camera than the renderer's usual one (its own tone
+curve and white balance, sharpening, colour fringes) and of varnished tokens (a highlight of the
+lamp on each), as a box photographed elsewhere would be; `--scenes-camera` takes the scenes so
+(with both, a rig with that camera, photographing and then watching play). `--reuse` reads with
+the models a run with the same `--keep` folder learnt, instead of learning them again.
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
@@ -25,15 +27,18 @@ drawn from its place in that list).
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench_edition import read_scenes
 
-from companion.vision.edition import draw_edition, plan_photos
+from companion.vision.edition import CAMERA_STYLE, draw_edition, plan_photos
 from companion.vision.enroll import enroll
 from companion.vision.reader import BoardReader
+from companion.vision.synth import SceneStyle
 from companion.vision.train import FineTuneConfig
 
 EDITIONS = (700, 701)
@@ -71,7 +76,14 @@ def main() -> None:
                         help="learn every edition, even one the bundled model reads")
     parser.add_argument("--camera", action="store_true",
                         help="the photos through another camera, of varnished tokens")
+    parser.add_argument("--scenes-camera", action="store_true",
+                        help="the scenes through that camera, of varnished tokens")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read with the models kept in --keep by an earlier run")
     args = parser.parse_args()
+    if args.reuse and args.keep is None:
+        parser.error("--reuse reads the models kept in a folder: give it with --keep")
+    style = replace(SceneStyle(), **CAMERA_STYLE) if args.scenes_camera else None
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         # each edition photographed from its own camera pose, in its own light (drawn from its
@@ -86,24 +98,32 @@ def main() -> None:
             for seed in args.seeds:
                 model = work / f"model-{n}-seed{seed}"
                 started = time.time()
-                meta = enroll(photos, model, log=lambda _: None,
-                              config=FineTuneConfig(seed=seed), learn_anyway=args.learn_anyway)
+                if args.reuse:
+                    if not (model / "cells.json").is_file():
+                        parser.error(f"no model kept in {model}: run once without --reuse")
+                    meta = json.loads((model / "cells.json").read_text())
+                else:
+                    meta = enroll(photos, model, log=lambda _: None,
+                                  config=FineTuneConfig(seed=seed),
+                                  learn_anyway=args.learn_anyway)
                 minutes = (time.time() - started) / 60
                 how = ("the bundled model kept" if "kept" in meta["edition"] else
-                       f"training seed {seed}")
+                       f"training seed {seed}") + ("" if args.reuse else
+                                                   f", enrolled in {minutes:.1f} min")
                 reader = BoardReader(model, threads=1)
                 total: dict[str, int] = {}
                 for k in range(args.sets):
-                    counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n)
-                    print(_line(name, counts, f"; set {k + 1}, {how}, "
-                                              f"enrolled in {minutes:.1f} min"), flush=True)
+                    counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n,
+                                         style=style)
+                    print(_line(name, counts, f"; set {k + 1}, {how}"), flush=True)
                     total = {key: total.get(key, 0) + value for key, value in counts.items()}
                 if args.sets > 1:  # a set of 100 is too few to judge the goals by
                     print(_line(name, total, f"; all {args.sets} sets"), flush=True)
             if art is None:
                 bundled = BoardReader(threads=1)
                 for k in range(args.sets):
-                    stock = read_scenes(bundled, art, args.scenes, SCENE_SEED + 1000 * k + n)
+                    stock = read_scenes(bundled, art, args.scenes, SCENE_SEED + 1000 * k + n,
+                                        style=style)
                     print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
 
 
