@@ -26,6 +26,8 @@ from companion.vision.edition import draw_edition
 from companion.vision.reader import BoardReader
 from companion.vision.synth import SceneStyle, render_scene
 
+# the scenes read: the renderer's usual camera, 15 % with a hand
+SCENES = SceneStyle(hand_probability=0.15)
 EDITION_SEED = 600  # editions 500-509 were looked at while the check was made
 SCENE_SEED = 920_000
 
@@ -42,7 +44,7 @@ def read_scenes(reader: BoardReader, art: Path | None, scenes: int, seed: int, *
                             "refused"), 0)
     for i in range(scenes):
         scene = render_scene(np.random.default_rng([seed, i]),
-                             style=style or SceneStyle(hand_probability=0.15), art=art)
+                             style=style or SCENES, art=art)
         reader._seen = None
         reader.edition_known = edition_known
         reading = reader.read(scene.frame)

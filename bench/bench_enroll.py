@@ -33,12 +33,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bench_edition import read_scenes
+from bench_edition import SCENES, read_scenes
 
 from companion.vision.edition import CAMERA_STYLE, draw_edition, plan_photos
 from companion.vision.enroll import enroll
 from companion.vision.reader import BoardReader
-from companion.vision.synth import SceneStyle
 from companion.vision.train import FineTuneConfig
 
 EDITIONS = (700, 701)
@@ -83,7 +82,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.reuse and args.keep is None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
-    style = replace(SceneStyle(), **CAMERA_STYLE) if args.scenes_camera else None
+    style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         # each edition photographed from its own camera pose, in its own light (drawn from its
@@ -94,7 +93,9 @@ def main() -> None:
             (f"edition {name}", draw_edition(work / f"art-{name}", int(name)), int(name))
             for name in names]
         for n, (name, art, light) in enumerate(cases):
-            photos = plan_photos(work / f"photos-{n}", art, light, camera=args.camera)
+            photos = work / f"photos-{n}"
+            if not args.reuse:  # a run that reuses its models needs no photos to learn from
+                plan_photos(photos, art, light, camera=args.camera)
             for seed in args.seeds:
                 model = work / f"model-{n}-seed{seed}"
                 started = time.time()
@@ -108,8 +109,9 @@ def main() -> None:
                                   learn_anyway=args.learn_anyway)
                 minutes = (time.time() - started) / 60
                 how = ("the bundled model kept" if "kept" in meta["edition"] else
-                       f"training seed {seed}") + ("" if args.reuse else
-                                                   f", enrolled in {minutes:.1f} min")
+                       f"training seed {seed}")
+                if not args.reuse:
+                    how += f", enrolled in {minutes:.1f} min"
                 reader = BoardReader(model, threads=1)
                 total: dict[str, int] = {}
                 for k in range(args.sets):
