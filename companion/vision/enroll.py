@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -335,6 +335,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
         if stand_in is not None:
             for i in washed:
                 bare_cells[i] = stand_in
+    bare_views = [_CellView(bare, ring, ground) for bare in bare_cells]
     for layout in layouts[1:]:
         frame, pose, clipped = photos[layout.index], poses[layout.index], clipped_in[layout.index]
         not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
@@ -342,8 +343,9 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             cx, cy = centres[index]
             origin = (cx - half, cy - half)
             seen = rectify(frame, pose, ppm, (2 * half, 2 * half), origin).astype(np.float32)
-            bare = bare_cells[index]
-            structure, colour = _occupancy(seen, bare, ring, ground, ppm, g.token)
+            bare = bare_views[index]
+            view = _CellView(seen, ring, ground)
+            structure, colour = _occupancy(view, bare, ppm, g.token)
             place = f"{layout.file_name}, cell {cell_name(index)}"
             if face.kind == "empty":
                 if _looks_laid(structure, colour):
@@ -354,12 +356,12 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                                 "looks empty")
                 continue
             if face.kind == "shopper":
-                cut = _cut_pawn(seen, bare, _differs(seen, bare, ring, ground, certain=True),
-                                ppm, g.token)
+                cut = _cut_pawn(seen, bare.image, _differs(view, bare, certain=True), ppm,
+                                g.token)
                 cut[:, :, :3] = _lit_evenly(cut[:, :, :3], np.median(seen[ring], axis=0),
                                             ground)
             else:
-                differs = _differs(seen, bare, ring, ground)
+                differs = _differs(view, bare)
                 x, y, r = _token_disc(differs, g.token / 2 * ppm, CENTRE_SEARCH_MM * ppm)
                 seen_mm = 2 * r / ppm  # the token's diameter as seen, cut to FACE_PX
                 at = (origin[0] + x / ppm - seen_mm / 2, origin[1] + y / ppm - seen_mm / 2)
@@ -897,9 +899,14 @@ def _offset(image: np.ndarray, reference: np.ndarray, reach: float = MAX_SHIFT_P
             ) -> tuple[float, float]:
     """How far (px) one grey image lies from another of the same design: their phase
     correlation; (0, 0) when further than ``reach``, which no cut is off."""
-    window = cv2.createHanningWindow(image.shape[::-1], cv2.CV_32F)
-    (dx, dy), _ = cv2.phaseCorrelate(image, reference, window)
+    (dx, dy), _ = cv2.phaseCorrelate(image, reference, _hanning(image.shape[::-1]))
     return (dx, dy) if np.hypot(dx, dy) <= reach else (0.0, 0.0)
+
+
+@lru_cache(maxsize=4)
+def _hanning(size: tuple[int, int]) -> np.ndarray:
+    """The window :func:`_offset` correlates through (the same few sizes, every face)."""
+    return cv2.createHanningWindow(size, cv2.CV_32F)
 
 
 def _second_views_differ(views: dict[str, list[tuple[np.ndarray, np.ndarray, str]]],
@@ -1033,24 +1040,46 @@ def _empty_cells_differ(layout: Layout, cells: list[str]) -> list[str]:
             for cell in cells]
 
 
-def _occupancy(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray,
-               ppm: float, token_mm: float) -> tuple[float, float]:
+class _CellView:
+    """A cell's crop (float BGR), with what :func:`_differs` and :func:`_occupancy` compare
+    worked out once: the same crop is compared more than once, and the empty board's cell
+    with every photo's. ``ring`` and ``ground`` as :func:`_lit_by_ring` takes them."""
+
+    def __init__(self, image: np.ndarray, ring: np.ndarray, ground: np.ndarray) -> None:
+        self.image, self.ring, self.ground = image, ring, ground
+
+    @cached_property
+    def blurred(self) -> np.ndarray:
+        return cv2.GaussianBlur(self.image, (0, 0), 2)
+
+    @cached_property
+    def lit(self) -> tuple[np.ndarray, np.ndarray]:
+        """The blurred crop lit as the ground, and which channels' light is a lower bound."""
+        return _lit_by_ring(self.blurred, self.ring, self.ground)
+
+    @cached_property
+    def detail(self) -> np.ndarray:
+        return _detail(self.image)
+
+
+def _occupancy(seen: _CellView, bare: _CellView, ppm: float, token_mm: float
+               ) -> tuple[float, float]:
     """How much of a cell's socket shows something the empty board's photo does not there
-    (both crops float BGR, the same cell): (new structure, colour), each a share of the
+    (both views of the same cell): (new structure, colour), each a share of the
     socket. New structure is detail (the log of the light, high passed) that the empty
     board's, scaled to fit, does not explain: a smooth light, a shadow, a glare or a camera's
     exposure change the level of the light, not its detail, and a washed-out ground keeps its
     printed lines. Colour is where the colours differ whatever the camera clipped
     (:func:`_differs`, certain): a shopper hides little of the socket's lines but is
     coloured."""
-    size = seen.shape[0]
+    size = seen.image.shape[0]
     socket = disc_mask(size, token_mm / 2 * ppm)
     near = disc_mask(size, RING_MM[0] * ppm)  # the socket and its printed ring
-    seen_detail, bare_detail = _detail(seen), _detail(bare)
+    seen_detail, bare_detail = seen.detail, bare.detail
     x, y = seen_detail[near], bare_detail[near]
     scale = float((x * y).sum() / max(float((y * y).sum()), 1e-9))
     new = np.abs(seen_detail - scale * bare_detail) > STRUCTURE_OFF
-    colour = _differs(seen, bare, ring, ground, certain=True)
+    colour = _differs(seen, bare, certain=True)
     return (float(new[socket].mean()),
             float(colour[disc_mask(size, token_mm / 2 * 0.9 * ppm)].mean()))
 
@@ -1067,7 +1096,8 @@ def _socket_stand_in(bare_cells: list[np.ndarray], washed: list[int], ring: np.n
         return None
     lit = [_lit_by_ring(bare_cells[i], ring, ground)[0] for i in seen]
     stand_in = np.median(np.stack(lit), axis=0).astype(np.float32)
-    if any(_looks_laid(*_occupancy(cell, stand_in, ring, ground, ppm, token_mm))
+    against = _CellView(stand_in, ring, ground)
+    if any(_looks_laid(*_occupancy(_CellView(cell, ring, ground), against, ppm, token_mm))
            for cell in lit):
         return None
     return stand_in
@@ -1087,11 +1117,10 @@ def _detail(image: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(light, (0, 0), low) - cv2.GaussianBlur(light, (0, 0), high)
 
 
-def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.ndarray,
-             certain: bool = False) -> np.ndarray:
-    """Where a cell's photo differs from the empty board's (both float BGR), once each is lit
-    as ``ground`` (every photo's median ground colour) by the light measured on the plain
-    ground round the socket (``ring``): the light differs between photos, in level and across
+def _differs(seen: _CellView, bare: _CellView, certain: bool = False) -> np.ndarray:
+    """Where a cell's photo differs from the empty board's, once each is lit as ``ground``
+    (every photo's median ground colour) by the light measured on the plain ground round the
+    socket (``ring``; :class:`_CellView`): the light differs between photos, in level and across
     the board (a shadow's soft edge across a cell), and a difference is judged at one level
     of light, not at a shadowed photo's, where everything is a few grey levels apart.
 
@@ -1100,9 +1129,8 @@ def _differs(seen: np.ndarray, bare: np.ndarray, ring: np.ndarray, ground: np.nd
     makes the light measured there too dim, so every pixel lit by it is at most as bright as
     it shows: an overexposed photo's washed-out ground makes its empty sockets look tinted,
     which is no difference at all."""
-    a_img, b_img = cv2.GaussianBlur(seen, (0, 0), 2), cv2.GaussianBlur(bare, (0, 0), 2)
-    a, a_dim = _lit_by_ring(a_img, ring, ground)
-    b, b_dim = _lit_by_ring(b_img, ring, ground)
+    a_img, b_img = seen.blurred, bare.blurred
+    (a, a_dim), (b, b_dim) = seen.lit, bare.lit
     if not certain:
         return np.abs(a - b).max(axis=2) > DIFFERENT_BY
     a_clip, b_clip = a_img >= CLIPPED, b_img >= CLIPPED
