@@ -846,7 +846,7 @@ def test_photos_too_small_for_the_reader_are_named_and_nothing_is_cut(photos):
         assert problem.endswith(f"fewer than the {least:.0f} px the reader needs: take the "
                                 "photos with the camera closer or at a higher resolution")
 
-def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
+def test_a_model_that_misreads_the_photos_is_not_written(photos, cut, tmp_path, monkeypatch):
     """Learning too little (two scenes, one pass) gives a model that reads the photos
     themselves wrong: said, and neither the model folder nor its work folder is left."""
     pytest.importorskip("torch")
@@ -854,6 +854,8 @@ def test_a_model_that_misreads_the_photos_is_not_written(photos, tmp_path):
     from companion.vision.enroll import EnrollError, enroll
     from companion.vision.train import FineTuneConfig
 
+    # these photos' cut, as cut above: what is tested here is what follows it
+    monkeypatch.setattr("companion.vision.enroll.cut_faces", lambda photos, layouts: cut)
     out = tmp_path / "model"
     with pytest.raises(EnrollError, match="cells of your photos wrong|does not read it"):
         enroll(photos, out, log=lambda _: None,
