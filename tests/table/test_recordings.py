@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,11 +35,22 @@ def _cache() -> Path:
 
 
 def _rendered(game: str, players: int, seed: int, **options) -> Path:
+    """The recording of a seeded game, rendered once into the cache. Rendered in a folder of
+    its own and moved into place whole: two test processes may want the same recording at
+    once, and one must never read frames the other is still writing."""
     extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
     name = f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}{extra}"
     folder = _cache() / name
     if not (folder / "recording.json").is_file():
-        record_game(game, players, seed, folder, **options)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
+        record_game(game, players, seed, work, **options)
+        if folder.is_dir() and not (folder / "recording.json").is_file():
+            shutil.rmtree(folder, ignore_errors=True)  # left half-written by an older run
+        try:
+            work.rename(folder)
+        except OSError:  # another process put it in place first: the same frames
+            shutil.rmtree(work, ignore_errors=True)
     return folder
 
 
