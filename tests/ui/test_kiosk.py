@@ -22,10 +22,6 @@ from companion.table.journal import Journal
 from companion.ui.autoplay import OPTIONAL_SHOTS, SHOTS
 from tests.table.test_recordings import _rendered
 
-# one test process runs this module (`make test`: pytest-xdist's loadgroup): its kiosk runs,
-# minutes of work, are made once in a module fixture, which each process would make again
-pytestmark = pytest.mark.xdist_group("kiosk")
-
 # Runs the kiosk with every socket it makes recorded (Python's socket class wrapped: an audit
 # hook slows Kivy's start-up too much), to show that it talks to nothing but systemd's notify
 # socket.

@@ -16,10 +16,6 @@ from companion.vision.assets import Label
 from companion.vision.enroll import PlanError, enrollment_plan, faces_to_show
 from companion.vision.geometry import BoardGeometry, disc_mask
 
-# one test process runs this module (`make test`: pytest-xdist's loadgroup): the edition drawn,
-# its photos and their cut are module fixtures, which each process would make again
-pytestmark = pytest.mark.xdist_group("enroll")
-
 
 def test_the_plan_starts_with_the_empty_board_and_shows_every_face_the_coins_twice():
     """Every face at least once; the photos left over (9 at most) show each coin side a second
