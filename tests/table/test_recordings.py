@@ -7,6 +7,7 @@ from a seed with the project's renderer and cached by seed
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import random
@@ -35,22 +36,24 @@ def _cache() -> Path:
 
 
 def _rendered(game: str, players: int, seed: int, **options) -> Path:
-    """The recording of a seeded game, rendered once into the cache. Rendered in a folder of
-    its own and moved into place whole: two test processes may want the same recording at
-    once, and one must never read frames the other is still writing."""
+    """The recording of a seeded game, rendered once into the cache. Two test processes may
+    want the same recording at once (on a cold cache, as on CI): the second waits for the
+    first's, under a lock, rather than render it too; and it is rendered in a folder of its
+    own and moved into place whole, so that a run stopped halfway leaves no half-written
+    recording that a later run would take as done."""
     extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
     name = f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}{extra}"
     folder = _cache() / name
-    if not (folder / "recording.json").is_file():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
-        record_game(game, players, seed, work, **options)
-        if folder.is_dir() and not (folder / "recording.json").is_file():
-            shutil.rmtree(folder, ignore_errors=True)  # left half-written by an older run
-        try:
+    if (folder / "recording.json").is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f".{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "recording.json").is_file():
+            work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
+            record_game(game, players, seed, work, **options)
+            shutil.rmtree(folder, ignore_errors=True)  # a half-written one of an older run
             work.rename(folder)
-        except OSError:  # another process put it in place first: the same frames
-            shutil.rmtree(work, ignore_errors=True)
     return folder
 
 
