@@ -107,11 +107,10 @@ def main() -> None:
                     meta = enroll(photos, model, log=lambda _: None,
                                   config=FineTuneConfig(seed=seed),
                                   learn_anyway=args.learn_anyway)
-                minutes = (time.time() - started) / 60
                 how = ("the bundled model kept" if "kept" in meta["edition"] else
                        f"training seed {seed}")
                 if not args.reuse:
-                    how += f", enrolled in {minutes:.1f} min"
+                    how += f", enrolled in {(time.time() - started) / 60:.1f} min"
                 reader = BoardReader(model, threads=1)
                 total: dict[str, int] = {}
                 for k in range(args.sets):

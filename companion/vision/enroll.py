@@ -356,8 +356,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                                 "looks empty")
                 continue
             if face.kind == "shopper":
-                cut = _cut_pawn(seen, bare.image, _differs(view, bare, certain=True), ppm,
-                                g.token)
+                cut = _cut_pawn(view, bare, _differs(view, bare, certain=True), ppm, g.token)
                 cut[:, :, :3] = _lit_evenly(cut[:, :, :3], np.median(seen[ring], axis=0),
                                             ground)
             else:
@@ -1303,9 +1302,9 @@ def _lit_evenly(image: np.ndarray, local: np.ndarray, ground: np.ndarray) -> np.
     return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
-def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: float,
+def _cut_pawn(view: _CellView, bare: _CellView, differs: np.ndarray, ppm: float,
               token_mm: float) -> np.ndarray:
-    """A shopper standing on the board (its cell's crop, and the empty board's, float BGR): a
+    """A shopper standing on the board (its cell's view, and the empty board's): a
     token-sized square around what differs from the empty board within its socket
     (``differs``: differences that hold whatever the camera clipped), transparent elsewhere.
     Its shadow is left out (the renderer and the light of play cast their own): ground that
@@ -1314,9 +1313,9 @@ def _cut_pawn(seen: np.ndarray, bare: np.ndarray, differs: np.ndarray, ppm: floa
     not clip on the ground there. So is a shadow's edge beside it that
     the empty board's photo did not have, and any speck far smaller than the pawn's largest
     part."""
+    seen = view.image
     within = disc_mask(differs.shape[0], token_mm / 2 * PAWN_REACH * ppm)
-    ratio = (cv2.GaussianBlur(seen, (0, 0), 2)
-             / np.maximum(cv2.GaussianBlur(bare, (0, 0), 2), 1.0))
+    ratio = view.blurred / np.maximum(bare.blurred, 1.0)
     unchanged = within & ~differs
     if unchanged.any():
         ratio /= np.maximum(np.median(ratio[unchanged], axis=0), 1e-3)
