@@ -4,12 +4,14 @@ leak check over every widget. Each run is a subprocess: Kivy opens one window pe
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -212,11 +214,38 @@ OTHER_MODES = [("food-alley/shopper", 2, 4), ("food-alley/stray", 2, 4)]
 AT_ONCE = 3  # kiosk runs at a time
 
 
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder that every process of this test run shares: pytest-xdist's workers each have
+    a temporary folder of their own, all in one folder of the run's. Without xdist, this
+    process's own."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    base = tmp_path_factory.getbasetemp()
+    folder = base.parent / f"{name}-{run}" if run else base / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
+    """The kiosk runs of this module, made once in a test run. pytest-xdist may hand this
+    module's tests to two processes; the second waits for the first's runs, under a lock,
+    rather than make the five runs (minutes of work) again beside them. A process whose
+    runs failed leaves no reports, and the next to ask makes them afresh."""
+    shared = _shared_folder(tmp_path_factory, "kiosk")
+    done = shared / "reports.json"
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.is_file():
+            reports = _run_kiosks(Path(tempfile.mkdtemp(dir=shared)))
+            written = shared / ".reports.json"
+            written.write_text(json.dumps({k: [r, str(p)] for k, (r, p) in reports.items()}))
+            written.rename(done)
+    return {k: (r, Path(p)) for k, (r, p) in json.loads(done.read_text()).items()}
+
+
+def _run_kiosks(base: Path) -> dict[str, tuple[dict, Path]]:
     """Every kiosk run of this module, started together (most of a run is the demo's hands
     waiting as a player would), then collected."""
-    base = tmp_path_factory.mktemp("kiosk")
     notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     notify.bind(str(base / "notify"))
     notify.settimeout(0.5)
