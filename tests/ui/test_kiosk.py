@@ -220,7 +220,8 @@ def _shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     process's own."""
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     base = tmp_path_factory.getbasetemp()
-    folder = base.parent / f"{name}-{run}" if run else base / name
+    # short: the kiosk runs' notify socket lies in it, and a Unix socket's path may not be long
+    folder = base.parent / f"{name}-{run[:8]}" if run else base / name
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -236,7 +237,7 @@ def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
     with open(shared / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.is_file():
-            reports = _run_kiosks(Path(tempfile.mkdtemp(dir=shared)))
+            reports = _run_kiosks(Path(tempfile.mkdtemp(prefix="r", dir=shared)))
             written = shared / ".reports.json"
             written.write_text(json.dumps({k: [r, str(p)] for k, (r, p) in reports.items()}))
             written.rename(done)
