@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import random
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from companion.table.answers import ScriptedTable
@@ -10,6 +13,20 @@ from companion.table.board import board_keys
 from companion.table.cli import answer_scripted as answer_open
 from companion.table.recording import played
 from companion.table.session import Event, RefereeSession
+
+
+def made_once(lock: Path, done: Path, make: Callable[[], None]) -> None:
+    """``make()`` unless ``done`` is there, under an exclusive lock on the file ``lock``: of
+    the test processes that want it at once (pytest-xdist's), the first makes it and the rest
+    wait for it. ``make`` puts ``done`` in place whole (written aside, then renamed), so that
+    one stopped halfway leaves nothing that looks done."""
+    if done.exists():
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if not done.exists():
+            make()
 
 
 def record(game: str, players: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:

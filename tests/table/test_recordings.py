@@ -7,7 +7,6 @@ from a seed with the project's renderer and cached by seed
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import random
@@ -26,6 +25,7 @@ from companion.cli import main
 from companion.table.answers import load_record
 from companion.table.journal import Journal
 from companion.table.recording import judge, record_game, rules_fingerprint
+from tests.table.helpers import made_once
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "recordings" / "stray-2p-seed4"
 
@@ -44,16 +44,14 @@ def _rendered(game: str, players: int, seed: int, **options) -> Path:
     extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
     name = f"{game.split('/')[1]}-{players}p-{seed}-{rules_fingerprint()}{extra}"
     folder = _cache() / name
-    if (folder / "recording.json").is_file():
-        return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / f".{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / "recording.json").is_file():
-            work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
-            record_game(game, players, seed, work, **options)
-            shutil.rmtree(folder, ignore_errors=True)  # a half-written one of an older run
-            work.rename(folder)
+
+    def render() -> None:
+        work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=folder.parent))
+        record_game(game, players, seed, work, **options)
+        shutil.rmtree(folder, ignore_errors=True)  # a half-written one of an older run
+        work.rename(folder)
+
+    made_once(folder.parent / f".{name}.lock", folder / "recording.json", render)
     return folder
 
 

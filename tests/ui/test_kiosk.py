@@ -4,7 +4,6 @@ leak check over every widget. Each run is a subprocess: Kivy opens one window pe
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
@@ -22,6 +21,7 @@ from companion.table.answers import load_record
 from companion.table.demo import DEMO_DIR
 from companion.table.journal import Journal
 from companion.ui.autoplay import OPTIONAL_SHOTS, SHOTS
+from tests.table.helpers import made_once
 from tests.table.test_recordings import _rendered
 
 # Runs the kiosk with every socket it makes recorded (Python's socket class wrapped: an audit
@@ -234,13 +234,14 @@ def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
     runs failed leaves no reports, and the next to ask makes them afresh."""
     shared = _shared_folder(tmp_path_factory, "kiosk")
     done = shared / "reports.json"
-    with open(shared / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.is_file():
-            reports = _run_kiosks(Path(tempfile.mkdtemp(prefix="r", dir=shared)))
-            written = shared / ".reports.json"
-            written.write_text(json.dumps({k: [r, str(p)] for k, (r, p) in reports.items()}))
-            written.rename(done)
+
+    def run_all() -> None:
+        reports = _run_kiosks(Path(tempfile.mkdtemp(prefix="r", dir=shared)))
+        written = shared / ".reports.json"
+        written.write_text(json.dumps({k: [r, str(p)] for k, (r, p) in reports.items()}))
+        written.rename(done)
+
+    made_once(shared / ".lock", done, run_all)
     return {k: (r, Path(p)) for k, (r, p) in json.loads(done.read_text()).items()}
 
 
