@@ -151,6 +151,7 @@ PAWN_ROUNDS = 3  # the shoppers' outlines laid onto their median this many times
 SHADOW_RATIO = (0.3, 0.9)
 SHADOW_HUE = 0.12
 LIGHT_ROUNDS = 2
+ART_TOP = 250.0  # the art's faces are lit, and matched to the renderer, to at most this level
 # empty boards the renderer draws to match its light to the photos' (the light drawn afresh
 # for each: the median of 24 is within about 4 % of the renderer's; full frames, as the
 # training's: at a quarter of the pixels the ground came out 6 % off)
@@ -310,7 +311,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
     clipped_in = {k: _clipped(photos[k]) for k in poses}
-    board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, ground, g)
+    art_light = ground * _art_light_share(photos, poses, clipped_in, layouts, grounds, ground, g)
+    board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, art_light, g)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
     faces: dict[str, np.ndarray] = {}
@@ -358,7 +360,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             if face.kind == "shopper":
                 cut = _cut_pawn(view, bare, _differs(view, bare, certain=True), ppm, g.token)
                 cut[:, :, :3] = _lit_evenly(cut[:, :, :3], np.median(seen[ring], axis=0),
-                                            ground)
+                                            art_light)
             else:
                 differs = _differs(view, bare)
                 x, y, r = _token_disc(differs, g.token / 2 * ppm, CENTRE_SEARCH_MM * ppm)
@@ -366,14 +368,14 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                 at = (origin[0] + x / ppm - seen_mm / 2, origin[1] + y / ppm - seen_mm / 2)
                 disc = rectify(frame, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 disc = _sharpened(disc, blur_mm[layout.index] * FACE_PX / seen_mm)
-                disc = _lit_evenly(disc, np.median(seen[ring], axis=0), ground)
+                disc = _lit_evenly(disc, np.median(seen[ring], axis=0), art_light)
                 lost = rectify(clipped, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 if (lost[face_disc] > 127).mean() >= WASHED_OUT:
                     washed_out.setdefault(layout.file_name, []).append(cell_name(index))
                 # short of the rim's outer edge, where the token's own shadow begins
                 cut = np.dstack([disc, (face_disc * 255).astype(np.uint8)])
                 if face.kind in ("ingredient", "coin") and face.name not in profiles:
-                    profiles[face.name] = _profile(disc.astype(np.float32), ground)
+                    profiles[face.name] = _profile(disc.astype(np.float32), art_light)
                 views.setdefault(face.name, []).append(
                     (cut, (lost > 127).astype(np.float32), place))
                 continue
@@ -1217,6 +1219,38 @@ def _ground_colours(frame: np.ndarray, pose: np.ndarray, centres: np.ndarray) ->
                      for cx, cy in centres], np.float32)
 
 
+def _art_light_share(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
+                     clipped_in: dict[int, np.ndarray], layouts: list[Layout],
+                     grounds: dict[int, np.ndarray], ground: np.ndarray, g: Any) -> float:
+    """How bright the art is lit, as a share (at most 1) of the photos' median ground
+    (``ground``): so that no face, lit evenly as that, clips where its photo did not (its
+    disc's 99th percentile, in its brightest channel, at most ART_TOP). Lit as the median, a
+    face cut from a darker photo is brightened, and the light side of a token the camera had
+    kept clipped in the art, its colour washed to white and a thin digit with it (edition
+    704's photos through another camera, docs/bench.md)."""
+    from companion.vision.geometry import rectify
+
+    r = g.token / 2
+    size = int(round(g.token * GROUND_PPM))
+    within = disc_mask(size, r * GROUND_PPM)
+    need = 1.0
+    for layout in layouts[1:]:
+        frame, pose = photos[layout.index], poses[layout.index]
+        for (cx, cy), face, local in zip(g.centres.reshape(-1, 2), layout.faces,
+                                         grounds[layout.index], strict=True):
+            if face.kind == "empty":
+                continue
+            at = (cx - r, cy - r)
+            seen = rectify(frame, pose, GROUND_PPM, (g.token, g.token), at)
+            kept = within & (rectify(clipped_in[layout.index], pose, GROUND_PPM,
+                                     (g.token, g.token), at) <= 127)
+            if kept.sum() < within.sum() / 4:
+                continue
+            lit = seen[kept].astype(np.float32) * (ground / np.maximum(local, 1.0))
+            need = max(need, float(np.percentile(lit.max(axis=1), 99)))
+    return min(1.0, ART_TOP / need)
+
+
 def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground: np.ndarray
                ) -> np.ndarray:
     """The empty board's photo (rectified at BOARD_PPM) lit evenly: the light across it, a
@@ -1464,6 +1498,7 @@ def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> n
             render_scene(np.random.default_rng([LIGHT_SEED, k]), empty, style=style,
                          art=folder) for k in range(LIGHT_SCENES))]
         gain = cut.ground / np.median(np.concatenate(seen), axis=0)
+        gain *= min(1.0, _headroom(folder) / float(gain.max()))
         total *= gain
         for path in folder.glob("*.png"):
             image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
@@ -1471,6 +1506,21 @@ def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> n
             cv2.imwrite(str(path), image)
     load_art.cache_clear()
     return total
+
+
+def _headroom(folder: Path) -> float:
+    """How much brighter an art folder's faces may be made before those the camera kept
+    clip: ART_TOP over the 99th percentile of their brightest channel, where they are opaque
+    and below ART_TOP (at or above it, the camera or the cut had clipped them already)."""
+    levels = []
+    for path in folder.glob("*.png"):
+        if path.name == "board.png":
+            continue
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        top = image[:, :, :3].max(axis=2)[image[:, :, 3] > 200]
+        levels.append(top[top < ART_TOP])
+    kept = np.concatenate(levels) if levels else np.zeros(0)
+    return ART_TOP / max(float(np.percentile(kept, 99)), 1.0) if len(kept) else 1.0
 
 
 def write_art(cut: CutFaces, folder: Path) -> None:
