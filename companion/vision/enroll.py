@@ -1481,8 +1481,10 @@ def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> n
     drawing the empty board with it, shows the ground as the photos did: the renderer lays
     its own light over the art, as the room did over the print, and art cut from photos
     already carries the room's (about two thirds as bright as the print, on this project's
-    own renderer). The renderer's light is not a plain gain, so a few rounds. Returns the
-    gains applied, all rounds together."""
+    own renderer). The renderer's light is not a plain gain, so a few rounds. Never so far
+    that faces the camera kept would clip (:func:`_headroom`): the renderer then shows the
+    ground darker than the photos, which the tone mapping takes off. Returns the gains
+    applied, all rounds together."""
     from companion.vision.assets import load_art
     from companion.vision.geometry import BoardGeometry
     from companion.vision.synth import SceneStyle, render_scene
