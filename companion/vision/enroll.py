@@ -1500,25 +1500,24 @@ def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> n
             render_scene(np.random.default_rng([LIGHT_SEED, k]), empty, style=style,
                          art=folder) for k in range(LIGHT_SCENES))]
         gain = cut.ground / np.median(np.concatenate(seen), axis=0)
-        gain *= min(1.0, _headroom(folder) / float(gain.max()))
+        art = {path: cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+               for path in folder.glob("*.png")}
+        faces = [image for path, image in art.items() if path.name != "board.png"]
+        gain *= min(1.0, _headroom(faces) / float(gain.max()))
         total *= gain
-        for path in folder.glob("*.png"):
-            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        for path, image in art.items():
             image[:, :, :3] = np.clip(image[:, :, :3] * gain, 0, 255).astype(np.uint8)
             cv2.imwrite(str(path), image)
     load_art.cache_clear()
     return total
 
 
-def _headroom(folder: Path) -> float:
-    """How much brighter an art folder's faces may be made before those the camera kept
-    clip: ART_TOP over the 99th percentile of their brightest channel, where they are opaque
-    and below ART_TOP (at or above it, the camera or the cut had clipped them already)."""
+def _headroom(faces: list[np.ndarray]) -> float:
+    """How much brighter faces (BGRA) may be made before those the camera kept clip:
+    ART_TOP over the 99th percentile of their brightest channel, where they are opaque and
+    below ART_TOP (at or above it, the camera or the cut had clipped them already)."""
     levels = []
-    for path in folder.glob("*.png"):
-        if path.name == "board.png":
-            continue
-        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    for image in faces:
         top = image[:, :, :3].max(axis=2)[image[:, :, 3] > 200]
         levels.append(top[top < ART_TOP])
     kept = np.concatenate(levels) if levels else np.zeros(0)
