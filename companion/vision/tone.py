@@ -104,10 +104,22 @@ def tone_reference(geometry: BoardGeometry | None = None, art: Path | None = Non
                       tuple(map(tuple, g.centres.reshape(-1, 2))), art_name("board.png", art))
 
 
+def board_tone_reference(board: np.ndarray, geometry: BoardGeometry) -> ToneReference:
+    """:func:`tone_reference` of a board's art held in memory (BGR uint8 at ART_PX_PER_MM),
+    such as one being cut from photos."""
+    g = geometry
+    return _reference_in(board[:, :, :3].astype(np.float32) / 255.0, g.board, g.frame,
+                         g.grid_outer, g.token, tuple(map(tuple, g.centres.reshape(-1, 2))))
+
+
 @lru_cache(maxsize=4)
 def _reference(board: float, frame: float, grid_outer: tuple[float, float], token: float,
                centres: tuple[tuple[float, float], ...], art_file: str) -> ToneReference:
-    art = load_art(art_file)[:, :, :3]
+    return _reference_in(load_art(art_file)[:, :, :3], board, frame, grid_outer, token, centres)
+
+
+def _reference_in(art: np.ndarray, board: float, frame: float, grid_outer: tuple[float, float],
+                  token: float, centres: tuple[tuple[float, float], ...]) -> ToneReference:
     grey = art.mean(axis=2)
     ink = grey < 0.5 * (np.percentile(grey, 5) + np.percentile(grey, 60))
     margin = int(round(MARGIN_MM * ART_PX_PER_MM)) * 2 + 1

@@ -9,7 +9,14 @@ import pytest
 
 from companion.vision.assets import load_art
 from companion.vision.geometry import BoardGeometry, cut_cells, pose_from_corners, project
-from companion.vision.tone import PLAIN, SHADE, apply_luts, measure_tone, tone_reference
+from companion.vision.tone import (
+    PLAIN,
+    SHADE,
+    apply_luts,
+    board_tone_reference,
+    measure_tone,
+    tone_reference,
+)
 
 G = BoardGeometry.from_components()
 CORNERS = np.array([[700.0, 260.0], [1330.0, 300.0], [1290.0, 930.0], [660.0, 890.0]])
@@ -71,6 +78,21 @@ def test_light_camera_gains_and_tone_curve_are_measured_and_undone(gains, gamma,
     restored = apply_luts(cells(seen, pose), tone.luts(G.centres.reshape(-1, 2)))
     diff = np.abs(restored.astype(int) - cells(printed, pose))
     assert np.median(diff) <= (5 if any(fall_off) else 3) and diff.mean() < 6
+
+
+def test_a_board_cut_from_photos_is_a_colour_chart_as_its_art_file_is():
+    """Enrollment measures each photo's tone against the board it cut, held in memory: the same
+    areas and colours as from the art file, and the same tone measured against it."""
+    from companion.vision.assets import art_dir
+
+    board = cv2.imread(str(art_dir() / "board.png"))
+    held, filed = board_tone_reference(board, G), tone_reference(G)
+    assert np.array_equal(held.dark_mm, filed.dark_mm)
+    assert np.array_equal(held.light_mm, filed.light_mm)
+    assert held.dark == pytest.approx(filed.dark, abs=1 / 255)
+    assert held.light == pytest.approx(filed.light, abs=1 / 255)
+    seen, pose = photograph((0.9, 1.0, 1.2), 1.3)
+    assert measure_tone(seen, pose, held, SHADE).gamma == pytest.approx(1.3, rel=0.06)
 
 
 def test_no_tone_when_the_board_is_mostly_outside_the_frame():
