@@ -311,8 +311,12 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
     clipped_in = {k: _clipped(photos[k]) for k in poses}
-    art_light = ground * _art_light_share(photos, poses, clipped_in, layouts, grounds, ground, g)
-    board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, art_light, g)
+    gammas = _photo_gammas(photos, poses, _lit_board(
+        rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board)), centres, grounds[0],
+        ground), g)
+    art_light = ground * _art_light_share(photos, poses, clipped_in, layouts, grounds, ground,
+                                          gammas, g)
+    board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, art_light, g, gammas)
     ppm = FACE_PX / g.token
     half = g.token / 2 + CENTRE_SEARCH_MM
     faces: dict[str, np.ndarray] = {}
@@ -340,6 +344,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     bare_views = [_CellView(bare, ring, ground) for bare in bare_cells]
     for layout in layouts[1:]:
         frame, pose, clipped = photos[layout.index], poses[layout.index], clipped_in[layout.index]
+        gamma = gammas[layout.index]
         not_empty: list[str] = []  # empty cells of this photo that differ from the empty board
         for index, face in enumerate(layout.faces):
             cx, cy = centres[index]
@@ -360,7 +365,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
             if face.kind == "shopper":
                 cut = _cut_pawn(view, bare, _differs(view, bare, certain=True), ppm, g.token)
                 cut[:, :, :3] = _lit_evenly(cut[:, :, :3], np.median(seen[ring], axis=0),
-                                            art_light)
+                                            art_light, gamma)
             else:
                 differs = _differs(view, bare)
                 x, y, r = _token_disc(differs, g.token / 2 * ppm, CENTRE_SEARCH_MM * ppm)
@@ -368,7 +373,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
                 at = (origin[0] + x / ppm - seen_mm / 2, origin[1] + y / ppm - seen_mm / 2)
                 disc = rectify(frame, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 disc = _sharpened(disc, blur_mm[layout.index] * FACE_PX / seen_mm)
-                disc = _lit_evenly(disc, np.median(seen[ring], axis=0), art_light)
+                disc = _lit_evenly(disc, np.median(seen[ring], axis=0), art_light, gamma)
                 lost = rectify(clipped, pose, FACE_PX / seen_mm, (seen_mm, seen_mm), at)
                 if (lost[face_disc] > 127).mean() >= WASHED_OUT:
                     washed_out.setdefault(layout.file_name, []).append(cell_name(index))
@@ -1219,11 +1224,35 @@ def _ground_colours(frame: np.ndarray, pose: np.ndarray, centres: np.ndarray) ->
                      for cx, cy in centres], np.float32)
 
 
+def _photo_gammas(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
+                  board: np.ndarray, g: Any) -> dict[int, float]:
+    """Each photo's tone curve (the gamma of :mod:`companion.vision.tone`) as a share of the
+    median photo's, measured on the board's dark frame and light ground against the empty
+    board's photo lit evenly (``board``, at BOARD_PPM). A camera that sets its tone curve by the scene
+    renders one print with more contrast in one photo than in another: lit evenly by a
+    ratio alone, a face keeps its photo's contrast, and the faces seen once (a cat's value,
+    the ingredient sides) differ by the photo they were in, which a network learns as if
+    it were their print (edition 704 through another camera, docs/bench.md). A photo whose
+    tone cannot be measured counts as the median one."""
+    from companion.vision.tone import SHADE, board_tone_reference, measure_tone
+
+    reference = board_tone_reference(board, g)
+    seen = {}
+    for k in poses:
+        tone = measure_tone(photos[k], poses[k], reference, SHADE)
+        if tone is not None:
+            seen[k] = tone.gamma
+    middle = float(np.median(list(seen.values()))) if seen else 1.0
+    return {k: seen.get(k, middle) / middle for k in poses}
+
+
 def _art_light_share(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
                      clipped_in: dict[int, np.ndarray], layouts: list[Layout],
-                     grounds: dict[int, np.ndarray], ground: np.ndarray, g: Any) -> float:
+                     grounds: dict[int, np.ndarray], ground: np.ndarray,
+                     gammas: dict[int, float], g: Any) -> float:
     """How bright the art is lit, as a share (at most 1) of the photos' median ground
-    (``ground``): so that no face, lit evenly as that, clips where its photo did not (its
+    (``ground``): so that no face, lit evenly as that (:func:`_lit_evenly`, with its photo's
+    tone curve in ``gammas``), clips where its photo did not (its
     disc's 99th percentile, in its brightest channel, at most ART_TOP). Lit as the median, a
     face cut from a darker photo is brightened, and the light side of a token the camera had
     kept clipped in the art, its colour washed to white and a thin digit with it (edition
@@ -1246,25 +1275,26 @@ def _art_light_share(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray]
                                      (g.token, g.token), at) <= 127)
             if kept.sum() < within.sum() / 4:
                 continue
-            lit = seen[kept].astype(np.float32) * (ground / np.maximum(local, 1.0))
+            lit = _lit_evenly(seen[kept][:, None], local, ground, gammas[layout.index],
+                              clip=False)[:, 0]
             need = max(need, float(np.percentile(lit.max(axis=1), 99)))
     return min(1.0, ART_TOP / need)
 
 
-def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground: np.ndarray
-               ) -> np.ndarray:
+def _lit_board(board: np.ndarray, centres: np.ndarray, seen: np.ndarray, ground: np.ndarray,
+               gamma: float = 1.0) -> np.ndarray:
     """The empty board's photo (rectified at BOARD_PPM) lit evenly: the light across it, a
     smooth surface (a quadratic in x and y, channel by channel) through the ground's colour
-    round each socket, divided out and ``ground`` put in its place."""
+    round each socket, divided out and ``ground`` put in its place, as :func:`_lit_evenly`
+    does (with the photo's tone curve, ``gamma``)."""
     x, y = centres[:, 0], centres[:, 1]
     terms = np.stack([np.ones_like(x), x, y, x * x, x * y, y * y], axis=1)
     coef, *_ = np.linalg.lstsq(terms, seen, rcond=None)
     h, w = board.shape[:2]
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32) / BOARD_PPM
     grid = np.stack([np.ones_like(xs), xs, ys, xs * xs, xs * ys, ys * ys], axis=-1)
-    light = np.maximum(grid @ coef, 1.0)
-    gain = np.clip(ground / light, 0.5, 2.0)
-    return np.clip(board.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    light = np.clip(grid @ coef, ground / 2.0, ground * 2.0)
+    return _lit_evenly(board, light, ground, gamma)
 
 
 def _clipped(frame: np.ndarray) -> np.ndarray:
@@ -1275,8 +1305,10 @@ def _clipped(frame: np.ndarray) -> np.ndarray:
 
 def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
                     clipped_in: dict[int, np.ndarray], layouts: list[Layout],
-                    grounds: dict[int, np.ndarray], ground: np.ndarray, g: Any) -> np.ndarray:
-    """The board's art (at BOARD_PPM): each photo's board lit evenly (:func:`_lit_board`),
+                    grounds: dict[int, np.ndarray], ground: np.ndarray, g: Any,
+                    gammas: dict[int, float]) -> np.ndarray:
+    """The board's art (at BOARD_PPM): each photo's board lit evenly (:func:`_lit_board`,
+    with the photo's tone curve in ``gammas``),
     every pixel the median of the photos that show it plain: inside the frame, not clipped by
     the camera (``clipped_in``: :func:`_clipped`, by layout index), and not within RING_MM[0]
     of a cell's centre where the plan laid something (the token and its shadow). Every photo
@@ -1301,7 +1333,7 @@ def _board_outvoted(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
             if face.kind != "empty":
                 shown &= (xs - cx) ** 2 + (ys - cy) ** 2 > RING_MM[0] ** 2
         views.append(_lit_board(rectify(frame, pose, BOARD_PPM, (g.board, g.board)),
-                                centres, grounds[layout.index], ground))
+                                centres, grounds[layout.index], ground, gammas[layout.index]))
         shown_plain.append(shown)
     stack = np.stack(views).astype(np.float32)
     plain = np.stack(shown_plain)
@@ -1328,12 +1360,18 @@ def _sharpened(image: np.ndarray, blur_px: float) -> np.ndarray:
     return np.clip(image + UNSHARP * (image - soft), 0, 255).astype(np.uint8)
 
 
-def _lit_evenly(image: np.ndarray, local: np.ndarray, ground: np.ndarray) -> np.ndarray:
-    """A face cut from a photo, its colours scaled channel by channel as the board's ground
-    beside it (``local``) differs from the whole board's (``ground``): a shade, a warm lamp
-    on one side, are taken off, so each face's art holds its print, not the light it lay in."""
-    gain = ground / np.maximum(local, 1.0)
-    return np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+def _lit_evenly(image: np.ndarray, local: np.ndarray, ground: np.ndarray, gamma: float = 1.0,
+                clip: bool = True) -> np.ndarray:
+    """A face cut from a photo, its colours taken relative to the board's ground beside it
+    (``local``, a colour or one per pixel) and put relative to the whole board's
+    (``ground``): a shade, a warm lamp on one side, are taken off, so each face's art holds
+    its print, not the light it lay in. The camera renders a colour as (gain * printed) **
+    gamma (:mod:`companion.vision.tone`), so relative to the ground beside it as (printed /
+    ground's print) ** gamma: the ratio is taken to 1 / ``gamma``, the photo's tone curve
+    against the others' (:func:`_photo_gammas`). Left as float unless ``clip``."""
+    ratio = image.astype(np.float32) / np.maximum(np.asarray(local, np.float32), 1.0)
+    lit = ground * (ratio if gamma == 1.0 else np.power(ratio, np.float32(1.0 / gamma)))
+    return np.clip(lit, 0, 255).astype(np.uint8) if clip else lit
 
 
 def _cut_pawn(view: _CellView, bare: _CellView, differs: np.ndarray, ppm: float,
