@@ -1227,13 +1227,15 @@ def _ground_colours(frame: np.ndarray, pose: np.ndarray, centres: np.ndarray) ->
 def _photo_gammas(photos: dict[int, np.ndarray], poses: dict[int, np.ndarray],
                   board: np.ndarray, g: Any) -> dict[int, float]:
     """Each photo's tone curve (the gamma of :mod:`companion.vision.tone`) as a share of the
-    median photo's, measured on the board's dark frame and light ground against the empty
-    board's photo lit evenly (``board``, at BOARD_PPM). A camera that sets its tone curve by the scene
-    renders one print with more contrast in one photo than in another: lit evenly by a
-    ratio alone, a face keeps its photo's contrast, and the faces seen once (a cat's value,
-    the ingredient sides) differ by the photo they were in, which a network learns as if
-    it were their print (edition 704 through another camera, docs/bench.md). A photo whose
-    tone cannot be measured counts as the median one."""
+    median photo's, measured against the empty board's photo lit evenly (``board``, at
+    BOARD_PPM): the board's dark frame against the light ground beside it, as the reader's
+    shade mapping measures it (each taken over the whole board, as the plain mapping does,
+    one photo through the usual camera, whose gamma is 1, gave 0.82). A camera that sets
+    its tone curve by the scene renders one print with more contrast in one photo than in
+    another: lit evenly by a ratio alone, a face keeps its photo's contrast, and the faces
+    seen once (a cat's value, the ingredient sides) differ by the photo they were in, which
+    a network learns as if it were their print (edition 704 through another camera,
+    docs/bench.md). A photo whose tone cannot be measured counts as the median one."""
     from companion.vision.tone import SHADE, board_tone_reference, measure_tone
 
     reference = board_tone_reference(board, g)
