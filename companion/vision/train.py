@@ -230,7 +230,8 @@ def _fit(model, x_train: np.ndarray, y_train: np.ndarray, x_val: np.ndarray,  # 
     ``after_epoch(epoch, mean loss, validation accuracy)``; returns the last accuracy."""
     import torch
 
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr,
+                            weight_decay=1e-4)
     steps = epochs * ((len(x_train) + batch - 1) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
     loss_fn = torch.nn.CrossEntropyLoss()
@@ -430,6 +431,9 @@ class FineTuneConfig:
     workers: int = 2
     hand_probability: float = 0.3
     photo_crops_per_face: int = 60  # crops of the photos themselves (enroll.photo_crops)
+    # the first convolutions kept as the bundled network learnt them (colour edges, which
+    # any edition's print shows): the first alone is a fifth of each pass's time
+    frozen_layers: int = 1
     # crops mapped by the board's colours, as the reader then maps them: the cut art's cast,
     # the photos' median light, comes off alike in training and in play (docs/vision.md)
     tone: bool = True
@@ -509,6 +513,8 @@ def fine_tune(out_dir: Path, art: Path, base: Path, config: FineTuneConfig | Non
         y_train = np.concatenate([y_train, extra[1]])
     model = build_folded_model(len(names))
     load_onnx_weights(model, base / FLOAT_MODEL)
+    for layer in [m for m in model if isinstance(m, torch.nn.Conv2d)][:cfg.frozen_layers]:
+        layer.requires_grad_(False)
 
     def report(epoch: int, _loss: float, accuracy: float) -> None:
         log(f"learning: pass {epoch + 1}/{cfg.epochs}, {100 * accuracy:.1f} % of the check "

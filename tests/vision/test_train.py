@@ -105,3 +105,40 @@ def test_a_cat_whose_badge_is_under_the_hand_is_trained_as_unknown():
     assert [names[k] for k in got] == [
         "unknown" if scene.hidden[i] > 0.3 else scene.cells[i] for i in kept]
     assert names[got[kept.index(15)]] == "unknown"
+
+
+def test_fine_tuning_keeps_the_first_convolution_as_bundled_and_trains_the_rest(tmp_path,
+                                                                                monkeypatch):
+    """An enrollment trains the bundled network further with its first convolution (colour
+    edges, which any edition's print shows) kept as it was: a fifth of each pass's time."""
+    import torch
+
+    import companion.vision.train as train_module
+    from companion.vision.assets import art_dir
+    from companion.vision.train import (
+        FLOAT_MODEL,
+        FineTuneConfig,
+        build_folded_model,
+        fine_tune,
+        load_onnx_weights,
+    )
+
+    trained = []
+
+    def fit(model, *args, **kwargs):
+        trained.append([m for m in model if isinstance(m, torch.nn.Conv2d)])
+        return 0.5
+
+    monkeypatch.setattr(train_module, "_fit", fit)
+    base = default_model_dir()
+    fine_tune(tmp_path, art_dir(), base, FineTuneConfig(scenes=2, val_scenes=1, epochs=1,
+                                                        workers=1, tone=False),
+              log=lambda _: None)
+    bundled = build_folded_model(len(json.loads((base / "cells.json").read_text())["labels"]))
+    load_onnx_weights(bundled, base / FLOAT_MODEL)
+    first, *rest = trained[0]
+    assert FineTuneConfig().frozen_layers == 1
+    assert not any(p.requires_grad for p in first.parameters())
+    assert torch.equal(first.weight, next(m for m in bundled
+                                          if isinstance(m, torch.nn.Conv2d)).weight)
+    assert all(p.requires_grad for layer in rest for p in layer.parameters())
