@@ -279,6 +279,7 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     poses: dict[int, np.ndarray] = {}
     blur_mm: dict[int, float] = {}
     located: dict[int, Any] = {}
+    empty_board = None  # the empty board's photo, rectified at BOARD_PPM
     for layout in layouts:
         frame = photos.get(layout.index)
         if frame is None:
@@ -300,8 +301,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
         if layout.index == 0:
             # the other photos show this very board: looked for as the empty board's photo
             # shows it (its title in this edition's print), not as the reader's art
-            locator = Locator(g, locator.config, board=rectify(
-                frame, found.pose, BOARD_PPM, (g.board, g.board)))
+            empty_board = rectify(frame, found.pose, BOARD_PPM, (g.board, g.board))
+            locator = Locator(g, locator.config, board=empty_board)
     if problems:
         raise EnrollError(problems)
     centres = g.centres.reshape(-1, 2)
@@ -311,9 +312,8 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     ground = np.median(np.concatenate(list(grounds.values())), axis=0)
     empty_frame, empty_pose = photos[0], poses[0]
     clipped_in = {k: _clipped(photos[k]) for k in poses}
-    gammas = _photo_gammas(photos, poses, _lit_board(
-        rectify(empty_frame, empty_pose, BOARD_PPM, (g.board, g.board)), centres, grounds[0],
-        ground), g)
+    gammas = _photo_gammas(photos, poses, _lit_board(empty_board, centres, grounds[0], ground),
+                           g)
     art_light = ground * _art_light_share(photos, poses, clipped_in, layouts, grounds, ground,
                                           gammas, g)
     board = _board_outvoted(photos, poses, clipped_in, layouts, grounds, art_light, g, gammas)
