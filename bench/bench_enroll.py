@@ -11,7 +11,7 @@ the same scenes beside them. Goals: cell error 0.3 % or less, confident-wrong 0.
 One enrollment's figures vary with its training (the scenes drawn, their order): `--seeds 7 8`
 learns each edition once per seed, so a change is judged against that spread. `--sets N` reads
 each model on N sets of scenes (set k's seeds 1000 (k - 1) further on), each printed alone,
-then all together.
+then all together; `--first-set K` starts at set K (sets 11 and 12: `--first-set 11 --sets 2`).
 `--camera` takes the photos through another camera than the renderer's usual one (its own tone
 curve and white balance, sharpening, colour fringes) and of varnished tokens (a highlight of the
 lamp on each), as a box photographed elsewhere would be; `--scenes-camera` takes the scenes so
@@ -20,8 +20,8 @@ the models a run with the same `--keep` folder learnt, instead of learning them 
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
-The README's figures: `--editions 704 705 stock 706 707 --sets 10` (each edition's scenes are
-drawn from its place in that list).
+The README's figures: `--editions 704 705 stock 706 707 --first-set 11 --sets 2` (each
+edition's scenes are drawn from its place in that list).
 """
 
 from __future__ import annotations
@@ -68,6 +68,8 @@ def main() -> None:
     parser.add_argument("--stock", action="store_true", help="enroll the bundled art too, last")
     parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per set")
     parser.add_argument("--sets", type=int, default=1, help="sets of fresh scenes per edition")
+    parser.add_argument("--first-set", type=int, default=1,
+                        help="the first set read (each set's scenes are its own)")
     parser.add_argument("--keep", type=Path, help="keep the models learnt in this folder")
     parser.add_argument("--seeds", type=int, nargs="+", default=[FineTuneConfig().seed],
                         help="training seeds: each edition is learnt once per seed")
@@ -80,6 +82,8 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true",
                         help="read with the models kept in --keep by an earlier run")
     args = parser.parse_args()
+    if args.first_set < 1:
+        parser.error("--first-set counts from 1")
     if args.reuse and args.keep is None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
     style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
@@ -113,7 +117,7 @@ def main() -> None:
                     how += f", enrolled in {(time.time() - started) / 60:.1f} min"
                 reader = BoardReader(model, threads=1)
                 total: dict[str, int] = {}
-                for k in range(args.sets):
+                for k in range(args.first_set - 1, args.first_set - 1 + args.sets):
                     counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n,
                                          style=style)
                     print(_line(name, counts, f"; set {k + 1}, {how}"), flush=True)
@@ -122,7 +126,7 @@ def main() -> None:
                     print(_line(name, total, f"; all {args.sets} sets"), flush=True)
             if art is None:
                 bundled = BoardReader(threads=1)
-                for k in range(args.sets):
+                for k in range(args.first_set - 1, args.first_set - 1 + args.sets):
                     stock = read_scenes(bundled, art, args.scenes, SCENE_SEED + 1000 * k + n,
                                         style=style)
                     print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
