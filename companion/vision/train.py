@@ -430,7 +430,10 @@ class FineTuneConfig:
     seed: int = 7
     workers: int = 2
     hand_probability: float = 0.3
-    photo_crops_per_face: int = 60  # crops of the photos themselves (enroll.photo_crops)
+    # crops of the photos themselves (enroll.photo_crops): 60 made the network surer of the
+    # photos' look, 24 cells wrong with confidence in the four drawn editions' 40,000
+    # against 13, for a few fewer left unknown (docs/bench.md)
+    photo_crops_per_face: int = 30
     # the first convolutions kept as the bundled network learnt them (colour edges, which
     # any edition's print shows): the first alone is a fifth of each pass's time
     frozen_layers: int = 1
