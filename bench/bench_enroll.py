@@ -87,6 +87,7 @@ def main() -> None:
     if args.reuse and args.keep is None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
     style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
+    set_indices = range(args.first_set - 1, args.first_set - 1 + args.sets)  # set k + 1
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         # each edition photographed from its own camera pose, in its own light (drawn from its
@@ -117,7 +118,7 @@ def main() -> None:
                     how += f", enrolled in {(time.time() - started) / 60:.1f} min"
                 reader = BoardReader(model, threads=1)
                 total: dict[str, int] = {}
-                for k in range(args.first_set - 1, args.first_set - 1 + args.sets):
+                for k in set_indices:
                     counts = read_scenes(reader, art, args.scenes, SCENE_SEED + 1000 * k + n,
                                          style=style)
                     print(_line(name, counts, f"; set {k + 1}, {how}"), flush=True)
@@ -126,7 +127,7 @@ def main() -> None:
                     print(_line(name, total, f"; all {args.sets} sets"), flush=True)
             if art is None:
                 bundled = BoardReader(threads=1)
-                for k in range(args.first_set - 1, args.first_set - 1 + args.sets):
+                for k in set_indices:
                     stock = read_scenes(bundled, art, args.scenes, SCENE_SEED + 1000 * k + n,
                                         style=style)
                     print(_line(f"  the bundled model, set {k + 1}", stock), flush=True)
