@@ -15,8 +15,11 @@ then all together; `--first-set K` starts at set K (sets 11 and 12: `--first-set
 `--camera` takes the photos through another camera than the renderer's usual one (its own tone
 curve and white balance, sharpening, colour fringes) and of varnished tokens (a highlight of the
 lamp on each), as a box photographed elsewhere would be; `--scenes-camera` takes the scenes so
-(with both, a rig with that camera, photographing and then watching play). `--reuse` reads with
-the models a run with the same `--keep` folder learnt, instead of learning them again.
+(with both, a rig with that camera, photographing and then watching play); `--scenes-without
+varnish sharpening ...` takes some of its effects off those scenes, every draw kept, so the
+scenes are the same but for those effects (what each costs, measured on the same boards).
+`--reuse` reads with the models a run with the same `--keep` folder learnt, instead of learning
+them again.
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
@@ -42,6 +45,14 @@ from companion.vision.train import FineTuneConfig
 
 EDITIONS = (700, 701)
 SCENE_SEED = 990_000
+# the other camera's effects, each as --scenes-without takes it off: its range narrowed to
+# nothing (or to the usual camera's white balance), so that every draw is made as before and the
+# scenes stay the same but for the effect
+WITHOUT = {"varnish": {"gloss": (0.0, 1e-9)},
+           "tone-curve": {"gamma": (1.0, 1.0 + 1e-9)},
+           "white-balance": {"colour_gain": SCENES.colour_gain},
+           "sharpening": {"sharpen_amount": (0.0, 1e-9)},
+           "fringes": {"fringe_px": (0.0, 1e-9)}}
 
 
 def _line(name: str, counts: dict[str, int], extra: str = "") -> str:
@@ -79,6 +90,8 @@ def main() -> None:
                         help="the photos through another camera, of varnished tokens")
     parser.add_argument("--scenes-camera", action="store_true",
                         help="the scenes through that camera, of varnished tokens")
+    parser.add_argument("--scenes-without", nargs="+", choices=sorted(WITHOUT), default=[],
+                        help="with --scenes-camera: the same scenes, these effects taken off")
     parser.add_argument("--reuse", action="store_true",
                         help="read with the models kept in --keep by an earlier run")
     args = parser.parse_args()
@@ -86,7 +99,11 @@ def main() -> None:
         parser.error("--first-set counts from 1")
     if args.reuse and args.keep is None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
+    if args.scenes_without and not args.scenes_camera:
+        parser.error("--scenes-without takes effects off the other camera: give --scenes-camera")
     style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
+    for effect in args.scenes_without:
+        style = replace(style, **WITHOUT[effect])
     set_indices = range(args.first_set - 1, args.first_set - 1 + args.sets)  # set k + 1
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
