@@ -243,6 +243,26 @@ def washed_out_warnings(cut: CutFaces) -> list[str]:
     return out
 
 
+def blurred_photos(cut: CutFaces, sharp_mm: float) -> dict[str, float]:
+    """The photos whose board's edge is wider than ``sharp_mm`` (the reader's
+    ``sharp_edge_mm``, the edge it sharpens a blurred frame towards), with that width (mm):
+    out of focus or shaken, their faces are learnt as soft as they show them, and the reader
+    softens every sharper frame to the photos' median edge (:func:`photo_edge_mm`)."""
+    return {Layout(index, ()).file_name: round(float(found.edge_blur_mm), 2)
+            for index, found in sorted(cut.found.items()) if found.edge_blur_mm > sharp_mm}
+
+
+def blurred_warnings(cut: CutFaces, sharp_mm: float) -> list[str]:
+    """What to tell of the blurred photos (:func:`blurred_photos`), each to take again if one
+    can. 705's plan had four (1.41-1.59 mm); taken again in focus, its model read a third to a
+    half fewer cells wrong or unknown (docs/bench.md)."""
+    return [f"{photo}: blurred (the board's edge {mm:.2f} mm wide, where the reader takes "
+            f"{sharp_mm:.1f} mm or less as sharp): its faces are learnt as soft as it shows "
+            "them, and numbers are read less surely. If you can, take this photo again in "
+            "focus, with the camera still, and enroll again"
+            for photo, mm in blurred_photos(cut, sharp_mm).items()]
+
+
 def describe(face: Label) -> str:
     """A face in words, for messages."""
     if face.kind in ("ingredient", "coin"):
@@ -1626,6 +1646,7 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
     import importlib.util
 
     from companion.vision.classify import default_model_dir
+    from companion.vision.reader import ReaderConfig
 
     if out.is_dir() and any(out.iterdir()) or out.is_file():
         raise EnrollError([f"{out} already exists: choose a new folder for the model (or "
@@ -1644,7 +1665,9 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
                 "photos as the plan has them, and none otherwise: your box is the edition it "
                 "knows, and there is nothing to learn (--learn-anyway learns it all the same)")
             return keep_bundled(base, out, photos_dir, cut, bundled)
-    for warning in washed_out_warnings(cut):  # what the learning will make less of
+    sharp_mm = ReaderConfig.load(base / "reader.yaml").sharp_edge_mm
+    # what the learning will make less of
+    for warning in washed_out_warnings(cut) + blurred_warnings(cut, sharp_mm):
         log(f"note: {warning}")
     if importlib.util.find_spec("torch") is None or importlib.util.find_spec("onnx") is None:
         raise EnrollError(["the photos are good, but learning from them needs the training "
@@ -1669,7 +1692,8 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
         if wrong:
             raise EnrollError(wrong)
         meta["edition"] = {**_edition_meta(photos_dir, cut, read_right),
-                           "photo_edge_mm": photo_edge_mm(cut)}
+                           "photo_edge_mm": photo_edge_mm(cut),
+                           "blurred": blurred_photos(cut, sharp_mm)}
         (work / "cells.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return meta
 

@@ -1112,3 +1112,23 @@ def test_the_shoppers_take_one_outline_a_shadow_on_one_and_a_part_lost_on_anothe
         inside = face[:, :, 3] > 200
         assert np.abs(face[inside, :3].astype(float) - colours[p]).max(axis=1).mean() < 8, p
     assert (alike["shopper:orange"][:, :, 3][blob > 0] > 127).mean() < 0.1
+
+
+def test_blurred_photos_are_named_with_their_edge_and_recorded():
+    """A photo whose board's edge is wider than the reader's sharp edge is named, to take
+    again in focus; the others are not."""
+    from types import SimpleNamespace
+
+    from companion.vision.enroll import CutFaces, blurred_photos, blurred_warnings
+
+    found = {0: SimpleNamespace(edge_blur_mm=0.8), 3: SimpleNamespace(edge_blur_mm=1.59),
+             5: SimpleNamespace(edge_blur_mm=1.4), 7: SimpleNamespace(edge_blur_mm=1.412)}
+    cut = CutFaces(np.zeros((4, 4, 3), np.uint8), {}, {}, np.zeros(3), {}, found)
+    assert blurred_photos(cut, 1.4) == {"layout-03.jpg": 1.59, "layout-07.jpg": 1.41}
+    three, seven = blurred_warnings(cut, 1.4)
+    assert three == ("layout-03.jpg: blurred (the board's edge 1.59 mm wide, where the reader "
+                     "takes 1.4 mm or less as sharp): its faces are learnt as soft as it shows "
+                     "them, and numbers are read less surely. If you can, take this photo again "
+                     "in focus, with the camera still, and enroll again")
+    assert seven.startswith("layout-07.jpg: blurred (the board's edge 1.41 mm wide")
+    assert blurred_warnings(cut, 2.0) == []
