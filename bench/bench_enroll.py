@@ -18,13 +18,14 @@ lamp on each), as a box photographed elsewhere would be; `--scenes-camera` takes
 (with both, a rig with that camera, photographing and then watching play); `--scenes-without
 varnish sharpening ...` takes some of its effects off those scenes, every draw kept, so the
 scenes are the same but for those effects (what each costs, measured on the same boards).
-`--reuse` reads with the models a run with the same `--keep` folder learnt, instead of learning
-them again.
+`--retake-blurred` takes a plan photo again, as a player would, where enroll names it blurred
+(its board's edge wider than the reader's `sharp_edge_mm`). `--reuse` reads with the models a
+run with the same `--keep` folder learnt, instead of learning them again.
 Where the bundled model reads an edition's photos (the bundled art's), enrollment keeps it and
 learns nothing; `--learn-anyway` measures what learning them would give.
 
-The README's figures: `--editions 704 705 stock 706 707 --first-set 11 --sets 2` (each
-edition's scenes are drawn from its place in that list).
+The README's figures: `--editions 704 705 stock 706 707 --first-set 11 --sets 2
+--retake-blurred` (each edition's scenes are drawn from its place in that list).
 """
 
 from __future__ import annotations
@@ -38,9 +39,10 @@ from pathlib import Path
 
 from bench_edition import SCENES, read_scenes
 
+from companion.vision.classify import default_model_dir
 from companion.vision.edition import CAMERA_STYLE, draw_edition, plan_photos
 from companion.vision.enroll import enroll
-from companion.vision.reader import BoardReader
+from companion.vision.reader import BoardReader, ReaderConfig
 from companion.vision.train import FineTuneConfig
 
 EDITIONS = (700, 701)
@@ -92,6 +94,8 @@ def main() -> None:
                         help="the scenes through that camera, of varnished tokens")
     parser.add_argument("--scenes-without", nargs="+", choices=sorted(WITHOUT), default=[],
                         help="with --scenes-camera: the same scenes, these effects taken off")
+    parser.add_argument("--retake-blurred", action="store_true",
+                        help="take again each plan photo that enroll names blurred")
     parser.add_argument("--reuse", action="store_true",
                         help="read with the models kept in --keep by an earlier run")
     args = parser.parse_args()
@@ -105,6 +109,9 @@ def main() -> None:
     for effect in args.scenes_without:
         style = replace(style, **WITHOUT[effect])
     set_indices = range(args.first_set - 1, args.first_set - 1 + args.sets)  # set k + 1
+    # as enroll names a blurred photo (enroll.blurred_warnings): the reader's sharp edge
+    sharp_mm = (ReaderConfig.load(default_model_dir() / "reader.yaml").sharp_edge_mm
+                if args.retake_blurred else None)
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         # each edition photographed from its own camera pose, in its own light (drawn from its
@@ -117,7 +124,7 @@ def main() -> None:
         for n, (name, art, light) in enumerate(cases):
             photos = work / f"photos-{n}"
             if not args.reuse:  # a run that reuses its models needs no photos to learn from
-                plan_photos(photos, art, light, camera=args.camera)
+                plan_photos(photos, art, light, camera=args.camera, retake_above=sharp_mm)
             for seed in args.seeds:
                 model = work / f"model-{n}-seed{seed}"
                 started = time.time()

@@ -30,6 +30,7 @@ TOKEN_PX = 256  # as the bundled art: one token's diameter
 # every token (SceneStyle's fields)
 CAMERA_STYLE = {"gamma": (0.75, 1.35), "colour_gain": (0.8, 1.2), "sharpen_probability": 1.0,
                 "fringe_probability": 1.0, "gloss_probability": 1.0}
+RETAKES = 5  # a blurred plan photo is taken again at most this many times (plan_photos)
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
          cv2.FONT_HERSHEY_TRIPLEX)
 # each basket colour's mark on the coin side (the component list's colour_symbols_on_coin_side)
@@ -276,15 +277,21 @@ def draw_edition(folder: Path, seed: int, components: Components | None = None) 
 
 
 def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
-                like: Path | None = None, camera: bool = False) -> Path:
+                like: Path | None = None, camera: bool = False,
+                retake_above: float | None = None) -> Path:
     """The enrollment plan's photos of an edition (``art``) as one rig takes them: one camera
     pose for all, drawn from ``seed``, the light drawn afresh for each, no hands; a shopper
     stands alone. ``changed``: {layout index: faces} laid instead of the plan's, the other
     photos copied from the folder ``like`` when given. ``camera``: through another camera
-    (CAMERA_STYLE) and of varnished tokens. Returns the folder."""
+    (CAMERA_STYLE) and of varnished tokens. ``retake_above``: a photo whose board's edge is
+    wider than this (mm, as the locator measures it) is taken again, the rig's pose kept and
+    the light and focus drawn afresh, as a player does when enroll names it blurred
+    (enroll.blurred_warnings); at most RETAKES times. Returns the folder."""
     import shutil
 
     from companion.vision.enroll import enrollment_plan
+    from companion.vision.geometry import BoardGeometry
+    from companion.vision.locate import Locator
     from companion.vision.synth import SceneStyle, render_scene
 
     plan = enrollment_plan()
@@ -302,5 +309,13 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
         scene = first if layout.index == 0 else render_scene(
             np.random.default_rng([970000 + layout.index, seed]), faces, style=style,
             art=art, pose=first.pose)
-        cv2.imwrite(str(folder / layout.file_name), scene.frame)
+        path = folder / layout.file_name
+        cv2.imwrite(str(path), scene.frame)
+        for again in range(1, RETAKES + 1 if retake_above is not None else 1):
+            locator = Locator(BoardGeometry.from_components(), empty_board=True)
+            if locator.locate(cv2.imread(str(path))).edge_blur_mm <= retake_above:
+                break
+            scene = render_scene(np.random.default_rng([970000 + layout.index, seed, again]),
+                                 faces, style=style, art=art, pose=first.pose)
+            cv2.imwrite(str(path), scene.frame)
     return folder

@@ -58,3 +58,35 @@ def test_the_readers_own_edition_is_checked_once_then_trusted(monkeypatch):
         assert sum(c["kind"] != "unknown" for row in reading.cells for c in row) >= 20
     assert reader.edition_known and reader.edition_match >= 0.8
     assert len(looked) == 5  # the first board only, its five surest tokens and cats
+
+
+def test_a_plan_photo_blurred_past_the_bound_is_taken_again_from_the_same_rig(other_edition,
+                                                                              tmp_path,
+                                                                              monkeypatch):
+    """As a player retakes a photo that enroll names blurred: the rig's pose kept, the light
+    and focus drawn afresh; a photo within the bound is kept as first taken."""
+    import cv2
+
+    from companion.vision import enroll
+    from companion.vision.edition import RETAKES, plan_photos
+    from companion.vision.geometry import BoardGeometry
+    from companion.vision.locate import Locator
+
+    two = enroll.enrollment_plan()[:2]
+    monkeypatch.setattr(enroll, "enrollment_plan", lambda: two)
+    first = plan_photos(tmp_path / "first", other_edition, 3)
+    kept = plan_photos(tmp_path / "kept", other_edition, 3, retake_above=10.0)
+    again = plan_photos(tmp_path / "again", other_edition, 3, retake_above=0.01)
+    g = BoardGeometry.from_components()
+
+    def seen(folder, layout):
+        frame = cv2.imread(str(folder / layout.file_name))
+        return frame, Locator(g, empty_board=True).locate(frame)
+
+    for layout in two:
+        (as_taken, pose), (within, _), (retaken, pose_again) = (
+            seen(folder, layout) for folder in (first, kept, again))
+        assert np.array_equal(within, as_taken)
+        assert not np.array_equal(retaken, as_taken)  # RETAKES times over 0.01 mm: the last
+        assert np.abs(pose_again.corners(g) - pose.corners(g)).max() < 1.5
+    assert RETAKES >= 1
