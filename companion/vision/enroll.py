@@ -254,8 +254,8 @@ def blurred_photos(cut: CutFaces, sharp_mm: float) -> dict[str, float]:
 
 def blurred_warnings(cut: CutFaces, sharp_mm: float) -> list[str]:
     """What to tell of the blurred photos (:func:`blurred_photos`), each to take again if one
-    can. 705's plan had four (1.41-1.59 mm); taken again in focus, its model read a third to a
-    half fewer cells wrong or unknown (docs/bench.md)."""
+    can. 705's plan had four (1.41-1.59 mm); taken again in focus, its model read about a third
+    fewer cells wrong or unknown, through either camera (docs/bench.md)."""
     return [f"{photo}: blurred (the board's edge {mm:.2f} mm wide, where the reader takes "
             f"{sharp_mm:.1f} mm or less as sharp): its faces are learnt as soft as it shows "
             "them, and numbers are read less surely. If you can, take this photo again in "
