@@ -291,7 +291,7 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
 
     from companion.vision.enroll import enrollment_plan
     from companion.vision.geometry import BoardGeometry
-    from companion.vision.locate import Locator
+    from companion.vision.locate import BoardNotFoundError, Locator
     from companion.vision.synth import SceneStyle, render_scene
 
     plan = enrollment_plan()
@@ -313,7 +313,10 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
         cv2.imwrite(str(path), scene.frame)
         for again in range(1, RETAKES + 1 if retake_above is not None else 1):
             locator = Locator(BoardGeometry.from_components(), empty_board=True)
-            if locator.locate(cv2.imread(str(path))).edge_blur_mm <= retake_above:
+            try:
+                if locator.locate(cv2.imread(str(path))).edge_blur_mm <= retake_above:
+                    break
+            except BoardNotFoundError:  # kept: enroll names a photo without a board
                 break
             scene = render_scene(np.random.default_rng([970000 + layout.index, seed, again]),
                                  faces, style=style, art=art, pose=first.pose)
