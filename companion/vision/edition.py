@@ -301,6 +301,9 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
     folder.mkdir(parents=True, exist_ok=True)
     first = render_scene(np.random.default_rng([970000, seed]), list(plan[0].faces),
                          style=style, art=art)
+    # what measures a photo's blur, as enroll does (once: it holds no photo's state)
+    locator = (Locator(BoardGeometry.from_components(), empty_board=True)
+               if retake_above is not None else None)
     for layout in plan:
         if like is not None and layout.index not in (changed or {}):
             shutil.copy(like / layout.file_name, folder / layout.file_name)
@@ -311,8 +314,7 @@ def plan_photos(folder: Path, art: Path, seed: int, changed: dict | None = None,
             art=art, pose=first.pose)
         path = folder / layout.file_name
         cv2.imwrite(str(path), scene.frame)
-        for again in range(1, RETAKES + 1 if retake_above is not None else 1):
-            locator = Locator(BoardGeometry.from_components(), empty_board=True)
+        for again in range(1, RETAKES + 1 if locator is not None else 1):
             try:
                 if locator.locate(cv2.imread(str(path))).edge_blur_mm <= retake_above:
                     break
