@@ -18,6 +18,9 @@ lamp on each), as a box photographed elsewhere would be; `--scenes-camera` takes
 (with both, a rig with that camera, photographing and then watching play); `--scenes-without
 varnish sharpening ...` takes some of its effects off those scenes, every draw kept, so the
 scenes are the same but for those effects (what each costs, measured on the same boards).
+`--camera-for art` (or `crops`) takes through that camera only the photos the art is cut from
+(or only those the network's photo crops are taken from), the other part from the usual
+camera's photos of the same plan: which of the two carries the camera's harm.
 `--retake-blurred` takes a plan photo again, as a player would, where enroll names it blurred
 (its board's edge wider than the reader's `sharp_edge_mm`). `--reuse` reads with the models a
 run with the same `--keep` folder learnt, instead of learning them again.
@@ -94,6 +97,8 @@ def main() -> None:
                         help="the scenes through that camera, of varnished tokens")
     parser.add_argument("--scenes-without", nargs="+", choices=sorted(WITHOUT), default=[],
                         help="with --scenes-camera: the same scenes, these effects taken off")
+    parser.add_argument("--camera-for", choices=("both", "art", "crops"), default="both",
+                        help="with --camera: the part of enrollment whose photos it takes")
     parser.add_argument("--retake-blurred", action="store_true",
                         help="take again each plan photo that enroll names blurred")
     parser.add_argument("--reuse", action="store_true",
@@ -103,6 +108,8 @@ def main() -> None:
         parser.error("--first-set counts from 1")
     if args.reuse and args.keep is None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
+    if args.camera_for != "both" and not args.camera:
+        parser.error("--camera-for chooses what the other camera's photos teach: give --camera")
     if args.scenes_without and not args.scenes_camera:
         parser.error("--scenes-without takes effects off the other camera: give --scenes-camera")
     style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
@@ -123,8 +130,14 @@ def main() -> None:
             for name in names]
         for n, (name, art, light) in enumerate(cases):
             photos = work / f"photos-{n}"
+            crops_from = None
             if not args.reuse:  # a run that reuses its models needs no photos to learn from
                 plan_photos(photos, art, light, camera=args.camera, retake_above=sharp_mm)
+                if args.camera_for != "both":  # the usual camera's photos for the other part
+                    usual = plan_photos(work / f"photos-{n}-usual", art, light,
+                                        retake_above=sharp_mm)
+                    photos, crops_from = ((photos, usual) if args.camera_for == "art" else
+                                          (usual, photos))
             for seed in args.seeds:
                 model = work / f"model-{n}-seed{seed}"
                 started = time.time()
@@ -135,7 +148,7 @@ def main() -> None:
                 else:
                     meta = enroll(photos, model, log=lambda _: None,
                                   config=FineTuneConfig(seed=seed),
-                                  learn_anyway=args.learn_anyway)
+                                  learn_anyway=args.learn_anyway, crops_from=crops_from)
                 how = ("the bundled model kept" if "kept" in meta["edition"] else
                        f"training seed {seed}")
                 if not args.reuse:

@@ -1,5 +1,6 @@
-"""The enrollment bench's --scenes-without (bench/bench_enroll.py): the other camera's scenes
-with one of its effects taken off are the same scenes, but for that effect."""
+"""The enrollment bench (bench/bench_enroll.py): the other camera's scenes with one of its
+effects taken off are the same scenes, but for that effect (--scenes-without); that camera's
+photos teach one part of enrollment and the usual camera's the other (--camera-for)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,33 @@ def test_an_effect_taken_off_leaves_the_same_scene(bench):
         assert apart.max() > 20, effect
         if effect == "varnish":  # only on the tokens, and near them (the JPEG's blocks)
             assert np.mean(apart > 3) < 0.05, np.mean(apart > 3)
+
+
+def test_camera_for_takes_one_part_through_the_other_camera(bench, monkeypatch, tmp_path):
+    """--camera-for art cuts the art from the other camera's photos and takes the network's
+    photo crops from the usual camera's photos of the same plan; --camera-for crops the other
+    way round."""
+    def photos(folder, art, light, camera=False, retake_above=None):
+        folder.mkdir(parents=True)
+        (folder / "camera").write_text("other" if camera else "usual")
+        return folder
+
+    class Enrolled(Exception):
+        pass
+
+    def enroll(photos_dir, out, **kwargs):
+        raise Enrolled((photos_dir / "camera").read_text(),
+                       (kwargs["crops_from"] / "camera").read_text())
+
+    monkeypatch.setattr(bench, "plan_photos", photos)
+    monkeypatch.setattr(bench, "draw_edition", lambda folder, seed: folder)
+    monkeypatch.setattr(bench, "enroll", enroll)
+    for part, taken in (("art", ("other", "usual")), ("crops", ("usual", "other"))):
+        monkeypatch.setattr(sys, "argv", ["bench_enroll.py", "--editions", "704", "--camera",
+                                          "--camera-for", part, "--keep", str(tmp_path / part)])
+        with pytest.raises(Enrolled) as enrolled:
+            bench.main()
+        assert enrolled.value.args == taken, part
+    monkeypatch.setattr(sys, "argv", ["bench_enroll.py", "--camera-for", "art"])
+    with pytest.raises(SystemExit):  # the usual camera's photos for both parts: nothing to say
+        bench.main()

@@ -1633,12 +1633,15 @@ def load_photos(folder: Path, layouts: list[Layout]) -> dict[int, np.ndarray]:
 
 
 def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
-           learn_anyway: bool = False) -> dict[str, Any]:
+           learn_anyway: bool = False, crops_from: Path | None = None) -> dict[str, Any]:
     """Teach the reader an edition from the plan's photos: cut every face and the board, train
     the network further on scenes drawn with them, and write a model folder for ``--model``
     (cells.onnx, cells.json, reader.yaml, art/). Nothing is written unless all of it works.
     Where the bundled model already reads the photos (:func:`knows_the_box`), the folder
-    holds it and nothing is learnt, unless ``learn_anyway``.
+    holds it and nothing is learnt, unless ``learn_anyway``. ``crops_from``: another set of
+    photos of the same plan that the photos' own crops are taken from, the art still cut from
+    ``photos_dir`` (to measure which of the two carries a camera's harm: bench_enroll.py
+    ``--camera-for``).
 
     :raises EnrollError: naming what is wrong (a photo, its cells, the training extra missing,
         the folder already there).
@@ -1682,7 +1685,11 @@ def enroll(photos_dir: Path, out: Path, log: Any = print, config: Any = None, *,
         log("matching the renderer's light to your photos' ...")
         match_renderer(work / "art", cut)
         cfg = config or FineTuneConfig()
-        extra = photo_crops(photos, layouts, cut.poses, cfg.photo_crops_per_face,
+        crop_photos, crop_poses = photos, cut.poses
+        if crops_from is not None:
+            crop_photos = load_photos(crops_from, layouts)
+            crop_poses = cut_faces(crop_photos, layouts).poses
+        extra = photo_crops(crop_photos, layouts, crop_poses, cfg.photo_crops_per_face,
                             tone_art=work / "art" if cfg.tone else None)
         meta = fine_tune(work, work / "art", base, cfg, log=log, extra=extra)
         (work / "reader.yaml").write_text(enrolled_reader_settings(

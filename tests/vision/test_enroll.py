@@ -931,6 +931,46 @@ def test_a_model_that_misreads_the_photos_is_not_written(photos, cut, tmp_path, 
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_photos_own_crops_can_be_taken_from_another_set_of_the_plan(photos, cut, tmp_path,
+                                                                      monkeypatch):
+    """``crops_from``: the art is cut from the photos given, the network's photo crops taken
+    from the other set's photos, each at that photo's own pose."""
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    import cv2
+
+    from companion.vision.enroll import load_photos
+
+    plan = enrollment_plan()
+    other = tmp_path / "other"
+    other.mkdir()
+    for layout in plan:  # the same plan, in a darker light
+        frame = cv2.imread(str(photos / layout.file_name))
+        cv2.imwrite(str(other / layout.file_name), frame // 2)
+    cut_from = []
+    monkeypatch.setattr(enroll, "cut_faces", lambda frames, layouts: cut_from.append(
+        frames[1].mean()) or cut)
+    monkeypatch.setattr(enroll, "match_renderer", lambda *args, **kwargs: None)
+
+    class Taken(Exception):
+        pass
+
+    def crops(frames, layouts, poses, per_face, **kwargs):
+        raise Taken(frames, poses)
+
+    monkeypatch.setattr(enroll, "photo_crops", crops)
+    out = tmp_path / "model"
+    with pytest.raises(Taken) as taken:
+        enroll.enroll(photos, out, log=lambda _: None, learn_anyway=True, crops_from=other)
+    frames, poses = taken.value.args
+    darker = load_photos(other, plan)
+    assert all(np.array_equal(frames[k], darker[k]) for k in darker)
+    assert poses is cut.poses
+    # the art was cut from the photos given, then the other set located for its poses
+    assert cut_from[0] > 1.5 * cut_from[1]
+    assert not out.exists() and not list(tmp_path.glob(".model.*"))
+
+
 @pytest.fixture(scope="module")
 def stock_photos(tmp_path_factory):
     """The plan's photos of the bundled art, as a rig takes them."""
