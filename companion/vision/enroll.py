@@ -485,7 +485,8 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
     and none elsewhere. The coin
     sides' families (one per price) are then turned onto each other by their marks
     (:func:`_turn_prices_alike`), so that every coin lies alike, as the closer look compares
-    them. A cat is then its family's median but for its number (:func:`_number_zones`).
+    them. A cat is then its family's median but for its number (:func:`_number_zones`),
+    of which it keeps the light (the shape), not the colours.
     Faces not cut are left out."""
     tidy = dict(faces)
     marks: dict[str, np.ndarray] = {}  # each face less its family's median: what is its own
@@ -519,7 +520,12 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
             marks[name] = colour - median
             medians[name] = median
     for name, zone in _number_zones(marks, components).items():
-        colour = medians[name] + zone[:, :, None] * marks[name]
+        # the number's shape is the cat's own, its colours the family's: a photo's tint (a
+        # channel the camera clipped) stays out of the number's box
+        median = medians[name]
+        own = np.maximum(median + marks[name], 0)
+        shade = (own.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0)
+        colour = median * (1 + zone * (shade - 1))[:, :, None]
         tidy[name] = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), faces[name][:, :, 3]])
     return _pawns_alike(_turn_prices_alike(tidy, marks, components), components)
 

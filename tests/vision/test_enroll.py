@@ -548,6 +548,46 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
             assert apart(tidy[mine], clean[mine], disc) < near, mine
 
 
+def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
+    """The cats 5 and 6 of each colour cut from a photo that clipped its red channel where it
+    was brightest: their number's white badge came out a fifth short of red, as 704's did
+    through another camera, the rest of each cat as printed. After tidying, each badge has
+    its family's colour, and each cat still its own number (the network had read every clean
+    6 as a 4, whose badge was white)."""
+    c = food_alley()
+    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
+               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    faces, clean = {}, {}
+    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), colours.items(), strict=True):
+        for key in [*c.cat_values, None]:
+            name = (Label("cat", player=player, value=key) if key is not None
+                    else Label("cat-back", player=player)).name
+            clean[name] = _cat_face(body, ink, key, turn)
+            face = clean[name].copy()
+            if key in (5, 6):
+                bright = face[:, :, :3].min(axis=2) >= 200
+                face[:, :, 2][bright] = (face[:, :, 2][bright] * 0.8).astype(np.uint8)
+            faces[name] = face
+    tidy = enroll.tidy_faces(faces, c)
+
+    def redness(face, where):  # red less the mean of blue and green
+        f = face[:, :, :3].astype(np.float32)[where]
+        return float((f[:, 2] - (f[:, 0] + f[:, 1]) / 2).mean())
+
+    for player in colours:
+        for value in (5, 6):
+            name = f"cat:{player}:{value}"
+            badge = (clean[name][:, :, :3].min(axis=2) >= 220) & disc_mask(256, 110.0)
+            assert redness(faces[name], badge) < -30  # as cut
+            assert abs(redness(tidy[name], badge)) < 8, name
+            disc = disc_mask(256, 110.0)
+            mine = float(np.abs(tidy[name][:, :, :3].astype(np.float32) - clean[name][:, :, :3])
+                         [disc].mean())
+            assert all(mine < float(np.abs(tidy[name][:, :, :3].astype(np.float32)
+                                           - clean[f"cat:{player}:{other}"][:, :, :3])[disc].mean())
+                       for other in c.cat_values if other != value), name
+
+
 def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
     """Varnished cats: in one photo the lamp's highlight lies at one place beside every token
     (a few px apart, as tokens lie off their cells' centres), over the number of the black 4;
