@@ -491,6 +491,11 @@ def test_a_face_cut_off_centre_is_moved_onto_its_family():
     assert enroll._shift_onto(face, face) == pytest.approx((0.0, 0.0), abs=0.2)
 
 
+# each player's cats as the tests draw them: (body, ink) BGR
+CAT_COLOURS = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
+               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+
+
 def _cat_face(body, ink, value, angle, tint=(1.0, 1.0, 1.0), blur=0.8):
     """A drawn cat: a disc in its colour, a head and eyes, and at the top a white badge with
     its number (face down: a paw and no badge), turned by ``angle``, as a photo lit it."""
@@ -517,8 +522,7 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
     the even ones: after tidying, the cats of a colour are alike to the pixel but for their
     number, so the cast cannot stand in for the number, and each keeps its own number."""
     c = food_alley()
-    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
-               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    colours = CAT_COLOURS
     assert set(colours) == set(c.player_colours)
     keys = [*c.cat_values, None]
     faces, clean = {}, {}
@@ -555,8 +559,7 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
     its family's colour, and each cat still its own number (the network had read every clean
     6 as a 4, whose badge was white)."""
     c = food_alley()
-    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
-               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    colours = CAT_COLOURS
     faces, clean = {}, {}
     for turn, (player, (body, ink)) in zip((0, 40, 100, 210), colours.items(), strict=True):
         for key in [*c.cat_values, None]:
@@ -574,13 +577,13 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
         f = face[:, :, :3].astype(np.float32)[where]
         return float((f[:, 2] - (f[:, 0] + f[:, 1]) / 2).mean())
 
+    disc = disc_mask(256, 110.0)
     for player in colours:
         for value in (5, 6):
             name = f"cat:{player}:{value}"
-            badge = (clean[name][:, :, :3].min(axis=2) >= 220) & disc_mask(256, 110.0)
+            badge = (clean[name][:, :, :3].min(axis=2) >= 220) & disc
             assert redness(faces[name], badge) < -30  # as cut
             assert abs(redness(tidy[name], badge)) < 8, name
-            disc = disc_mask(256, 110.0)
             mine = float(np.abs(tidy[name][:, :, :3].astype(np.float32) - clean[name][:, :, :3])
                          [disc].mean())
             assert all(mine < float(np.abs(tidy[name][:, :, :3].astype(np.float32)
@@ -596,8 +599,7 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
     import cv2
 
     c = food_alley()
-    colours = {"black": ((30, 30, 30), (230, 230, 230)), "blue": ((200, 110, 40), (20, 20, 20)),
-               "orange": ((40, 140, 240), (20, 20, 20)), "white": ((225, 225, 225), (20, 20, 20))}
+    colours = CAT_COLOURS
     rng = np.random.default_rng(5)
     y, x = np.mgrid[0:256, 0:256]
     badge = cv2.getRotationMatrix2D((127.5, 127.5), 130.0, 1.0) @ (128.0, 48.0, 1.0)
