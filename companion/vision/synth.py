@@ -531,7 +531,7 @@ def _camera(frame: np.ndarray, rng: np.random.Generator, st: SceneStyle) -> np.n
     raw = cv2.scaleAdd(frame, 255.0, noise)
     if st.sharpen_probability > 0 and rng.random() < st.sharpen_probability:
         raw = unsharp(raw, rng.uniform(*st.sharpen_amount), rng.uniform(*st.sharpen_sigma_px))
-    img = cv2.convertScaleAbs(raw)
+    img = cv2.convertScaleAbs(cv2.max(raw, 0.0))  # a sensor clips below black: no |x|
     quality = int(rng.integers(st.jpeg_quality[0], st.jpeg_quality[1] + 1))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
