@@ -523,8 +523,7 @@ def tidy_faces(faces: dict[str, np.ndarray], components: Components) -> dict[str
         # the number's shape is the cat's own, its colours the family's: a photo's tint (a
         # channel the camera clipped) stays out of the number's box
         median = medians[name]
-        own = np.maximum(median + marks[name], 0)
-        shade = (own.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0)
+        shade = _brighter_by(median + marks[name], median)
         colour = median * (1 + zone * (shade - 1))[:, :, None]
         tidy[name] = np.dstack([np.clip(colour, 0, 255).astype(np.uint8), faces[name][:, :, 3]])
     return _pawns_alike(_turn_prices_alike(tidy, marks, components), components)
@@ -625,6 +624,12 @@ def _filled_from(colour: np.ndarray, own: np.ndarray, outline: np.ndarray) -> np
 EVEN_LIGHT_WINDOW = 0.37
 
 
+def _brighter_by(colour: np.ndarray, median: np.ndarray) -> np.ndarray:
+    """How many times brighter a face (float BGR) is than its family's median, pixel by pixel
+    (their grey levels, each 8 more, so that the ratio stays tame where both are near black)."""
+    return (colour.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0)
+
+
 def _light_evened(colour: np.ndarray, median: np.ndarray) -> np.ndarray:
     """A face (float BGR, FACE_PX) lit as its family's median: divided by how much brighter
     it is, as a median over windows EVEN_LIGHT_WINDOW of a face wide, smoothed. A glare or a
@@ -633,7 +638,7 @@ def _light_evened(colour: np.ndarray, median: np.ndarray) -> np.ndarray:
     not: its brightness (not its hue) would be evened too. Evening only the light's change
     across a face (the gain over its median) kept that, but left a glare over most of a face
     (704's noodle 6) as it was."""
-    ratio = np.clip((colour.mean(axis=2) + 8.0) / (median.mean(axis=2) + 8.0), 0.25, 3.9)
+    ratio = np.clip(_brighter_by(colour, median), 0.25, 3.9)
     window = int(round(EVEN_LIGHT_WINDOW * FACE_PX)) | 1
     # the median filter takes any window on 8 bits: the ratio in 64ths
     gain = cv2.medianBlur(np.round(ratio * 64).astype(np.uint8), window).astype(np.float32) / 64

@@ -522,11 +522,10 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
     the even ones: after tidying, the cats of a colour are alike to the pixel but for their
     number, so the cast cannot stand in for the number, and each keeps its own number."""
     c = food_alley()
-    colours = CAT_COLOURS
-    assert set(colours) == set(c.player_colours)
+    assert set(CAT_COLOURS) == set(c.player_colours)
     keys = [*c.cat_values, None]
     faces, clean = {}, {}
-    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), colours.items(), strict=True):
+    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), CAT_COLOURS.items(), strict=True):
         for key in keys:
             name = (Label("cat", player=player, value=key) if key is not None
                     else Label("cat-back", player=player)).name
@@ -540,7 +539,7 @@ def test_a_cat_is_its_familys_median_but_for_its_number():
     def apart(a, b, where):
         return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
 
-    for player in colours:
+    for player in CAT_COLOURS:
         one, two = f"cat:{player}:1", f"cat:{player}:2"
         assert apart(faces[one], faces[two], middle) > 8  # as cut: the cast tells them apart
         assert apart(tidy[one], tidy[two], middle) < 1.5
@@ -559,9 +558,8 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
     its family's colour, and each cat still its own number (the network had read every clean
     6 as a 4, whose badge was white)."""
     c = food_alley()
-    colours = CAT_COLOURS
     faces, clean = {}, {}
-    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), colours.items(), strict=True):
+    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), CAT_COLOURS.items(), strict=True):
         for key in [*c.cat_values, None]:
             name = (Label("cat", player=player, value=key) if key is not None
                     else Label("cat-back", player=player)).name
@@ -578,7 +576,7 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
         return float((f[:, 2] - (f[:, 0] + f[:, 1]) / 2).mean())
 
     disc = disc_mask(256, 110.0)
-    for player in colours:
+    for player in CAT_COLOURS:
         for value in (5, 6):
             name = f"cat:{player}:{value}"
             badge = (clean[name][:, :, :3].min(axis=2) >= 220) & disc
@@ -599,12 +597,11 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
     import cv2
 
     c = food_alley()
-    colours = CAT_COLOURS
     rng = np.random.default_rng(5)
     y, x = np.mgrid[0:256, 0:256]
     badge = cv2.getRotationMatrix2D((127.5, 127.5), 130.0, 1.0) @ (128.0, 48.0, 1.0)
     views, clean = {}, {}
-    for player, (body, ink) in colours.items():
+    for player, (body, ink) in CAT_COLOURS.items():
         glossy = player in ("black", "blue")
         for key in [*c.cat_values, None]:
             name = (Label("cat", player=player, value=key) if key is not None
