@@ -771,8 +771,8 @@ def _marks_small(mark: np.ndarray) -> np.ndarray:
 # it matches the cut's residue best (blurred by HIGHLIGHT_MATCH_BLUR px). Plan photos of 707
 # with the lamp's highlight on each token: 22-56 grey levels at the top (the channels' mean).
 # Without varnish, what stands out is thin: a printed ring a little larger in one photo, a
-# camera's sharpening, a design's centre; 5-7.4 grey levels in 704-707's photos, 11.5 in 704's
-# through another camera (docs/bench.md).
+# camera's sharpening, a design's centre; 5-7.4 grey levels in 704-707's photos, 2.2-5.5 in
+# 704's through another camera (docs/bench.md).
 HIGHLIGHT_SURE = 3.0
 HIGHLIGHT_SMOOTH = 2.0
 HIGHLIGHT_LEAST = 12.0
