@@ -517,38 +517,51 @@ def _cat_face(body, ink, value, angle, tint=(1.0, 1.0, 1.0), blur=0.8):
     return _moved(np.dstack([lit.astype(np.uint8), alpha]), angle, 0.0, 0.0)
 
 
+def _cat_name(player, value):
+    """The label name of a player's cat of that value, or of its back (value None)."""
+    return (Label("cat", player=player, value=value) if value is not None
+            else Label("cat-back", player=player)).name
+
+
+def _cats():
+    """Each player's cats and back, each colour turned its own way: (name, value, body, ink,
+    turn)."""
+    values = [*food_alley().cat_values, None]
+    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), CAT_COLOURS.items(), strict=True):
+        for value in values:
+            yield _cat_name(player, value), value, body, ink, turn
+
+
+def _apart(a, b, where):
+    """How far apart two faces' colours lie where asked (mean absolute difference)."""
+    return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
+
+
 def test_a_cat_is_its_familys_median_but_for_its_number():
     """Each colour's odd numbers cut from a photo with a warmer cast and a softer focus than
     the even ones: after tidying, the cats of a colour are alike to the pixel but for their
     number, so the cast cannot stand in for the number, and each keeps its own number."""
     c = food_alley()
     assert set(CAT_COLOURS) == set(c.player_colours)
-    keys = [*c.cat_values, None]
     faces, clean = {}, {}
-    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), CAT_COLOURS.items(), strict=True):
-        for key in keys:
-            name = (Label("cat", player=player, value=key) if key is not None
-                    else Label("cat-back", player=player)).name
-            odd = key is not None and key % 2
-            faces[name] = _cat_face(body, ink, key, turn, (0.85, 1.0, 1.2) if odd else (1, 1, 1),
-                                    1.6 if odd else 0.8)
-            clean[name] = _cat_face(body, ink, key, turn).astype(np.float32)
+    for name, key, body, ink, turn in _cats():
+        odd = key is not None and key % 2
+        faces[name] = _cat_face(body, ink, key, turn, (0.85, 1.0, 1.2) if odd else (1, 1, 1),
+                                1.6 if odd else 0.8)
+        clean[name] = _cat_face(body, ink, key, turn).astype(np.float32)
     tidy = enroll.tidy_faces(faces, c)
     middle = disc_mask(256, 35.0)  # the eyes and the head, well away from the number
 
-    def apart(a, b, where):
-        return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
-
     for player in CAT_COLOURS:
         one, two = f"cat:{player}:1", f"cat:{player}:2"
-        assert apart(faces[one], faces[two], middle) > 8  # as cut: the cast tells them apart
-        assert apart(tidy[one], tidy[two], middle) < 1.5
+        assert _apart(faces[one], faces[two], middle) > 8  # as cut: the cast tells them apart
+        assert _apart(tidy[one], tidy[two], middle) < 1.5
         disc = disc_mask(256, 110.0)
         for value in c.cat_values:
             mine = f"cat:{player}:{value}"
-            near = min(apart(tidy[mine], clean[f"cat:{player}:{other}"], disc)
+            near = min(_apart(tidy[mine], clean[f"cat:{player}:{other}"], disc)
                        for other in c.cat_values if other != value)
-            assert apart(tidy[mine], clean[mine], disc) < near, mine
+            assert _apart(tidy[mine], clean[mine], disc) < near, mine
 
 
 def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
@@ -559,16 +572,13 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
     6 as a 4, whose badge was white)."""
     c = food_alley()
     faces, clean = {}, {}
-    for turn, (player, (body, ink)) in zip((0, 40, 100, 210), CAT_COLOURS.items(), strict=True):
-        for key in [*c.cat_values, None]:
-            name = (Label("cat", player=player, value=key) if key is not None
-                    else Label("cat-back", player=player)).name
-            clean[name] = _cat_face(body, ink, key, turn)
-            face = clean[name].copy()
-            if key in (5, 6):
-                bright = face[:, :, :3].min(axis=2) >= 200
-                face[:, :, 2][bright] = (face[:, :, 2][bright] * 0.8).astype(np.uint8)
-            faces[name] = face
+    for name, key, body, ink, turn in _cats():
+        clean[name] = _cat_face(body, ink, key, turn)
+        face = clean[name].copy()
+        if key in (5, 6):
+            bright = face[:, :, :3].min(axis=2) >= 200
+            face[:, :, 2][bright] = (face[:, :, 2][bright] * 0.8).astype(np.uint8)
+        faces[name] = face
     tidy = enroll.tidy_faces(faces, c)
 
     def redness(face, where):  # red less the mean of blue and green
@@ -582,10 +592,8 @@ def test_a_cats_number_keeps_its_shape_but_not_its_photos_tint():
             badge = (clean[name][:, :, :3].min(axis=2) >= 220) & disc
             assert redness(faces[name], badge) < -30  # as cut
             assert abs(redness(tidy[name], badge)) < 8, name
-            mine = float(np.abs(tidy[name][:, :, :3].astype(np.float32) - clean[name][:, :, :3])
-                         [disc].mean())
-            assert all(mine < float(np.abs(tidy[name][:, :, :3].astype(np.float32)
-                                           - clean[f"cat:{player}:{other}"][:, :, :3])[disc].mean())
+            mine = _apart(tidy[name], clean[name], disc)
+            assert all(mine < _apart(tidy[name], clean[f"cat:{player}:{other}"], disc)
                        for other in c.cat_values if other != value), name
 
 
@@ -604,8 +612,7 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
     for player, (body, ink) in CAT_COLOURS.items():
         glossy = player in ("black", "blue")
         for key in [*c.cat_values, None]:
-            name = (Label("cat", player=player, value=key) if key is not None
-                    else Label("cat-back", player=player)).name
+            name = _cat_name(player, key)
             turn = 130.0 if name == "cat:black:4" else float(rng.uniform(0, 360))
             face = _cat_face(body, ink, key, turn)
             clean[name] = face
@@ -618,10 +625,6 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
             views[name] = [(face, np.zeros((256, 256), np.float32), f"{photo}, cell a1")]
     taken = enroll._highlights_taken_off(views, c)
     disc = disc_mask(256, 110.0)
-
-    def apart(a, b, where):
-        return float(np.abs(a[:, :, :3].astype(np.float32) - b[:, :, :3])[where].mean())
-
     under = disc & ((x - badge[0]) ** 2 + (y - badge[1]) ** 2 < 28 ** 2)
     for name, [(cut, _, place)] in views.items():
         (after, _, _), = taken[name]
@@ -629,13 +632,13 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
             assert after is cut
             continue
         unclipped = disc & (cut[:, :, :3].max(axis=2) < 250)  # all the camera could see
-        washed = apart(cut, clean[name], under & unclipped)
+        washed = _apart(cut, clean[name], under & unclipped)
         assert washed > 25, name  # as cut
-        assert apart(after, clean[name], under & unclipped) < washed / 3, name
-        assert apart(after, clean[name], unclipped) < apart(cut, clean[name], unclipped) / 2
+        assert _apart(after, clean[name], under & unclipped) < washed / 3, name
+        assert _apart(after, clean[name], unclipped) < _apart(cut, clean[name], unclipped) / 2
     four = "cat:black:4"
     number = under & (clean[four][:, :, :3].max(axis=2) < 60)  # its digit, under the highlight
-    assert apart(taken[four][0][0], clean[four], number) < apart(views[four][0][0],
+    assert _apart(taken[four][0][0], clean[four], number) < _apart(views[four][0][0],
                                                                  clean[four], number) / 4
 
 
@@ -683,19 +686,16 @@ def test_a_glare_or_a_shade_on_one_ingredient_side_is_outvoted_and_each_keeps_it
     y, x = np.mgrid[0:256, 0:256]
     under_glare = away & ((x - 70) ** 2 + (y - 170) ** 2 < 60 ** 2)
 
-    def apart(a, b, where):
-        return float(np.abs(a[:, :, :3] - b[:, :, :3])[where].mean())
-
     glared, shaded = names[2], names[4]
-    assert apart(_moved(faces[glared], -150.0, 0.0, 0.0).astype(np.float32), clean[glared],
+    assert _apart(_moved(faces[glared], -150.0, 0.0, 0.0).astype(np.float32), clean[glared],
                  under_glare) > 40  # as cut: washed
-    assert apart(flat[glared], flat[names[1]], under_glare) < 4
-    assert apart(flat[shaded], flat[names[1]], away) < 4
+    assert _apart(flat[glared], flat[names[1]], under_glare) < 4
+    assert _apart(flat[shaded], flat[names[1]], away) < 4
     drawn = np.stack([clean[n][:, :, :3] for n in names])
     digits = badge & ((drawn.max(axis=0) - drawn.min(axis=0)).max(axis=2) > 60)
     for name in names:
-        near = min(apart(flat[name], clean[other], digits) for other in names if other != name)
-        assert apart(flat[name], clean[name], digits) < near / 2, name
+        near = min(_apart(flat[name], clean[other], digits) for other in names if other != name)
+        assert _apart(flat[name], clean[name], digits) < near / 2, name
 
 
 def test_a_faint_price_on_an_ingredient_side_is_kept_as_cut_not_faded_to_the_median():
