@@ -496,11 +496,11 @@ class PrivateScreen(KioskScreen):
         self._shown = entry.question
         grid = self.ids.options
         grid.clear_widgets()
-        self.ids.scroller.scroll_y = 1  # a new entry starts at its first options
         for o in entry.options:
             b = PictureButton(o["text"], option_pictures(o["action"]), app)
             b.bind(on_release=lambda _b, k=o["index"]: app.choose_private(k))
             grid.add_widget(b)
+        self.ids.scroller.to_top()  # a new entry starts at its first options
 
     def _clear(self) -> None:
         self._shown = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kivy.clock import Clock
 from kivy.core.image import Image as CoreImage
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.graphics.texture import Texture
@@ -171,3 +172,17 @@ class SafeScroll(ScrollView):
     def on_scroll_x(self, _widget: Any, value: float) -> None:
         if not -0.5 <= value <= 1.5:
             self.scroll_x = min(1.0, max(0.0, value))
+
+    def to_top(self) -> None:
+        """Show the content's first rows, and keep them there once it is laid out. New
+        content leaves the scroll effect's position out of its new bounds, and the effect
+        eased the list back over a second or more, as if a finger had flicked it."""
+        self.scroll_y = 1
+        Clock.schedule_once(self._hold_top, 0)
+
+    def _hold_top(self, *_: Any) -> None:
+        if self.effect_y is not None:
+            self.effect_y.velocity = 0
+            self.effect_y.overscroll = 0
+        self.scroll_y = 1
+        self._update_effect_bounds()
