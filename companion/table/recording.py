@@ -65,6 +65,7 @@ class Rig:
         self.style = SceneStyle(blur_sigma=(0.0, 0.6), noise_sigma=(1.0, 4.0),
                                 jpeg_quality=(82, 92))
         self._boards: dict[tuple[str, ...], np.ndarray] = {}
+        self._laid: tuple[Any, np.ndarray] | None = None  # the last board laid on the table
 
     def nudge(self, rng: np.random.Generator) -> None:
         """Someone bumps the camera: the board moves 12-25 px and turns 1-2 degrees."""
@@ -110,18 +111,29 @@ class Rig:
     def frame(self, labels: list[Label], rng: np.random.Generator, *,
               hand_cell: int | None = None) -> np.ndarray:
         """One camera frame of the board with these 25 cells (BGR, as a JPEG decodes)."""
-        board = self._board(labels)
-        w, h = self.size
-        to_img = self.pose @ np.diag([1 / ART_PX_PER_MM, 1 / ART_PX_PER_MM, 1.0])
-        warped = cv2.warpPerspective(board, to_img, self.size, flags=cv2.INTER_LINEAR)
-        inside = cv2.warpPerspective(np.ones(board.shape[:2], np.float32), to_img, self.size)
-        frame = self.table * (1 - inside[:, :, None]) + warped * inside[:, :, None]
+        frame = self._on_table(labels)
         if hand_cell is not None:
             target = project(self.pose, self.geometry.centres.reshape(-1, 2)[hand_cell][None])[0]
             colour, mask = _hand(rng, self.size, target, 0.3)
             frame = frame * (1 - mask[:, :, None]) + colour * mask[:, :, None]
         frame = frame * self.light
         return _camera(frame.astype(np.float32), rng, self.style)
+
+
+    def _on_table(self, labels: list[Label]) -> np.ndarray:
+        """The board with these cells, seen on the table from the camera's pose (float32 BGR,
+        0-1; not to be changed in place). A settled board is seen in several frames that differ
+        only by the camera's noise, so the last one is kept."""
+        key = (tuple(lab.name for lab in labels), self.pose.tobytes())
+        if self._laid is not None and self._laid[0] == key:
+            return self._laid[1]
+        board = self._board(labels)
+        to_img = self.pose @ np.diag([1 / ART_PX_PER_MM, 1 / ART_PX_PER_MM, 1.0])
+        warped = cv2.warpPerspective(board, to_img, self.size, flags=cv2.INTER_LINEAR)
+        inside = cv2.warpPerspective(np.ones(board.shape[:2], np.float32), to_img, self.size)
+        laid = self.table * (1 - inside[:, :, None]) + warped * inside[:, :, None]
+        self._laid = (key, laid)
+        return laid
 
 
 @dataclass
