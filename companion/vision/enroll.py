@@ -411,14 +411,15 @@ def cut_faces(photos: dict[int, np.ndarray], layouts: list[Layout],
     firsts: dict[str, np.ndarray] = {}
     for name, ((first, _, place), *_) in views.items():
         firsts[name], where[name] = first, place
-    turned_over = _sides_alike(firsts, profiles, where)
-    problems += turned_over + _second_views_differ(views, firsts, turned_over)
-    if problems:
-        raise EnrollError(problems)
-    for name, seen_in in _highlights_taken_off(views, food_alley()).items():
-        faces[name] = _merged_views(seen_in)
-    return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
-                    washed_out)
+    with _poses_kept():  # the checks, the highlights and the tidying lay many faces alike
+        turned_over = _sides_alike(firsts, profiles, where)
+        problems += turned_over + _second_views_differ(views, firsts, turned_over)
+        if problems:
+            raise EnrollError(problems)
+        for name, seen_in in _highlights_taken_off(views, food_alley()).items():
+            faces[name] = _merged_views(seen_in)
+        return CutFaces(board, tidy_faces(faces, food_alley()), where, ground, poses, located,
+                        washed_out)
 
 
 def _locate_on_rig(locator: Any, frame: np.ndarray, empty: Any) -> Any:
@@ -970,7 +971,39 @@ def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return _turned(face, _pose_onto(face, reference)[0])
 
 
+_KEPT_POSES: dict[tuple[bytes, bytes], tuple[float, float, float]] | None = None
+
+
+@contextmanager
+def _poses_kept() -> Iterator[None]:
+    """Within it, a face laid onto the same reference again takes the pose found the first
+    time (by the two faces' digests): one cut's stages lay a fifth of their pairs twice."""
+    global _KEPT_POSES
+    _KEPT_POSES = {}
+    try:
+        yield
+    finally:
+        _KEPT_POSES = None
+
+
 def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
+    """:func:`_searched_pose`, or the pose found before for the same two faces."""
+    if _KEPT_POSES is None:
+        return _searched_pose(face, reference)
+    key = (_digest(face), _digest(reference))
+    if key not in _KEPT_POSES:
+        _KEPT_POSES[key] = _searched_pose(face, reference)
+    return _KEPT_POSES[key]
+
+
+def _digest(image: np.ndarray) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=16,
+                           person=str((image.shape, image.dtype.str)).encode()[:16]).digest()
+
+
+def _searched_pose(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
     """How to lay ``face`` as ``reference`` lies, both BGR(A) faces of one design: the turn
     about the face's centre (degrees), then the move (dx, dy, FACE_PX). Found together, as
     the turn whose detail (grey levels less their blur: the light across a face left out),
