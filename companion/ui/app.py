@@ -409,6 +409,7 @@ class QuestionScreen(KioskScreen):
             return
         self.ids.notice.text = p.notice
         self._shown = q["id"]
+        self.ids.scroller.to_top()  # a new question starts at its first options
         self.picker = SequencePicker.fits(q.get("options") or [])
         if self.picker is not None:
             self.build_picker()

@@ -173,7 +173,7 @@ class AutoPlayer:
         self.private_checks = 0
         self.failure: str | None = None
         self.asked: set[int] = set()
-        self.entries_seen: set[int] = set()  # private entries checked to open at the top
+        self.opened: set[int] = set()  # questions checked to open at their first options
         self.answers: dict[int, int | None] = {}
         self._wait_until = 0.0
         self._stage = "play"
@@ -287,6 +287,8 @@ class AutoPlayer:
             elif name == "question":
                 q = app.table.public_question
                 screen = app.root.current_screen
+                if q is not None:
+                    self._check_at_top(q["id"], ids.scroller, name)
                 if q is not None and screen.picker is not None:
                     self._pick_in_order(q, screen)
                 elif q is not None:
@@ -297,7 +299,7 @@ class AutoPlayer:
                     self._tap(ids.action)
             elif name == "private-entry":
                 entry = app.table.private
-                self._check_at_top(entry.question, ids.scroller)
+                self._check_at_top(entry.question, ids.scroller, name)
                 self._answer(entry.question, list(reversed(ids.options.children)),
                              private=[o["text"] for o in entry.options or []])
             elif name == "reveal":
@@ -353,16 +355,17 @@ class AutoPlayer:
             self._chosen = private[index] if index < len(private) else ""
         self._tap(buttons[index])
 
-    def _check_at_top(self, qid: int, scroller: Widget) -> None:
-        """A private entry, once it has settled on the screen, shows its first options: the
-        last player's scrolling, or the list's new length, does not carry it elsewhere."""
-        if qid in self.entries_seen:
+    def _check_at_top(self, qid: int, scroller: Widget, screen: str) -> None:
+        """A question or a private entry, once it has settled on the screen, shows its first
+        options: the last one's scrolling, or the list's new length, does not carry it
+        elsewhere."""
+        if qid in self.opened:
             return
-        self.entries_seen.add(qid)
+        self.opened.add(qid)
         if scroller.scroll_y < 0.99:
-            self.problems.setdefault("private-entry", []).append(
-                f"entry {qid} opened scrolled to {scroller.scroll_y:.2f}, not at its first "
-                "options")
+            self.problems.setdefault(screen, []).append(
+                f"question {qid} opened scrolled to {scroller.scroll_y:.2f}, not at its "
+                "first options")
 
     def _pick_in_order(self, q: dict[str, Any], screen: Any) -> None:
         """Tap the recorded order one thing at a time."""
