@@ -10,6 +10,7 @@ code.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from collections.abc import Callable, Iterator
@@ -988,19 +989,20 @@ def _poses_kept() -> Iterator[None]:
 
 def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
     """:func:`_searched_pose`, or the pose found before for the same two faces."""
-    if _KEPT_POSES is None:
+    kept = _KEPT_POSES
+    if kept is None:
         return _searched_pose(face, reference)
     key = (_digest(face), _digest(reference))
-    if key not in _KEPT_POSES:
-        _KEPT_POSES[key] = _searched_pose(face, reference)
-    return _KEPT_POSES[key]
+    if key not in kept:
+        kept[key] = _searched_pose(face, reference)
+    return kept[key]
 
 
 def _digest(image: np.ndarray) -> bytes:
-    import hashlib
-
-    return hashlib.blake2b(np.ascontiguousarray(image).data, digest_size=16,
-                           person=str((image.shape, image.dtype.str)).encode()[:16]).digest()
+    """A digest of an image's pixels, its shape and its type."""
+    digest = hashlib.blake2b(repr((image.shape, image.dtype.str)).encode(), digest_size=16)
+    digest.update(np.ascontiguousarray(image).data)
+    return digest.digest()
 
 
 def _searched_pose(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:

@@ -395,6 +395,28 @@ def _printed_face(seed=3):
     return np.dstack([cv2.GaussianBlur(face, (0, 0), 1.5), alpha])
 
 
+def test_one_cut_searches_each_pair_of_faces_once_and_takes_the_same_pose(monkeypatch):
+    """Within one cut a face laid onto the same reference again takes the pose found the
+    first time; another face, or the same pixels in another shape, is searched for."""
+    face, reference = _moved(_printed_face(), 30, 3, -2), _printed_face()
+    searched = []
+    search = enroll._searched_pose
+    monkeypatch.setattr(enroll, "_searched_pose",
+                        lambda f, r: searched.append(1) or search(f, r))
+    alone = enroll._pose_onto(face, reference)
+    with enroll._poses_kept():
+        assert enroll._pose_onto(face, reference) == alone
+        assert enroll._pose_onto(face.copy(), reference.copy()) == alone
+        other = enroll._pose_onto(_moved(_printed_face(), 50, 0, 0), reference)
+        assert abs((alone[0] - other[0]) % 360 - 20) < 1.5  # turned 20 degrees further
+    assert len(searched) == 3
+    enroll._pose_onto(face, reference)  # outside a cut, nothing is kept
+    assert len(searched) == 4
+    flat = face.reshape(-1, 4)
+    assert enroll._digest(flat) != enroll._digest(face)
+    assert enroll._digest(face) == enroll._digest(face.copy())
+
+
 def _moved(face, angle, dx, dy):
     import cv2
 
