@@ -119,7 +119,6 @@ class Rig:
         frame = frame * self.light
         return _camera(frame.astype(np.float32), rng, self.style)
 
-
     def _on_table(self, labels: list[Label]) -> np.ndarray:
         """The board with these cells, seen on the table from the camera's pose (float32 BGR,
         0-1; not to be changed in place). A settled board is seen in several frames that differ

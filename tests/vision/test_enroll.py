@@ -661,7 +661,7 @@ def test_the_lamps_highlight_on_every_token_of_a_photo_is_taken_off_each_cut():
     four = "cat:black:4"
     number = under & (clean[four][:, :, :3].max(axis=2) < 60)  # its digit, under the highlight
     assert _apart(taken[four][0][0], clean[four], number) < _apart(views[four][0][0],
-                                                                 clean[four], number) / 4
+                                                                  clean[four], number) / 4
 
 
 def _ingredient_side(price, angle, glare=0.0, shade=1.0, ink=25, blur=0.8):
@@ -710,7 +710,7 @@ def test_a_glare_or_a_shade_on_one_ingredient_side_is_outvoted_and_each_keeps_it
 
     glared, shaded = names[2], names[4]
     assert _apart(_moved(faces[glared], -150.0, 0.0, 0.0).astype(np.float32), clean[glared],
-                 under_glare) > 40  # as cut: washed
+                  under_glare) > 40  # as cut: washed
     assert _apart(flat[glared], flat[names[1]], under_glare) < 4
     assert _apart(flat[shaded], flat[names[1]], away) < 4
     drawn = np.stack([clean[n][:, :, :3] for n in names])
