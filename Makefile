@@ -27,7 +27,7 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP)
 	bash tests/ensure_gl.sh
 	$(BIN)/ruff check companion tests bench
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check companion tests bench

@@ -20,3 +20,17 @@ if os.environ.get("KIVY_HOME") in (None, os.environ.get(_MADE_HERE)):
     _home = tempfile.mkdtemp(prefix="kivy-home-")
     os.environ["KIVY_HOME"] = os.environ[_MADE_HERE] = _home
     atexit.register(shutil.rmtree, _home, ignore_errors=True)
+
+# The modules whose tests take minutes, first, each kept whole (its module fixtures made once),
+# the longest single wait first. `make test` runs the suite with pytest-xdist's work stealing:
+# a process that runs out of tests takes half of another's queue. With the long tests at the
+# front of the queues, the short ones are left for the end, where they even out the processes;
+# in the order they were collected, one process was left with minutes of enrollment's cuts
+# while the other had nothing to do.
+SLOW_FIRST = ("tests/ui/test_kiosk.py", "tests/vision/test_enroll.py",
+              "tests/table/test_recordings.py")
+
+
+def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(SLOW_FIRST)))

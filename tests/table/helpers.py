@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import fcntl
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from companion.table.answers import ScriptedTable
 from companion.table.board import board_keys
@@ -27,6 +30,18 @@ def made_once(lock: Path, done: Path, make: Callable[[], None]) -> None:
         fcntl.flock(held, fcntl.LOCK_EX)
         if not done.exists():
             make()
+
+
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder that every process of this test run shares: pytest-xdist's workers each have
+    a temporary folder of their own, all in one folder of the run's. Without xdist, this
+    process's own."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    base = tmp_path_factory.getbasetemp()
+    # short: the kiosk runs' notify socket lies in it, and a Unix socket's path may not be long
+    folder = base.parent / f"{name}-{run[:8]}" if run else base / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def record(game: str, players: int, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:

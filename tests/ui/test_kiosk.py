@@ -21,7 +21,7 @@ from companion.table.answers import load_record
 from companion.table.demo import DEMO_DIR
 from companion.table.journal import Journal
 from companion.ui.autoplay import OPTIONAL_SHOTS, SHOTS
-from tests.table.helpers import made_once
+from tests.table.helpers import made_once, shared_folder
 from tests.table.test_recordings import _rendered
 
 # Runs the kiosk with every socket it makes recorded (Python's socket class wrapped: an audit
@@ -214,25 +214,13 @@ OTHER_MODES = [("food-alley/shopper", 2, 4), ("food-alley/stray", 2, 4)]
 AT_ONCE = 3  # kiosk runs at a time
 
 
-def _shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
-    """A folder that every process of this test run shares: pytest-xdist's workers each have
-    a temporary folder of their own, all in one folder of the run's. Without xdist, this
-    process's own."""
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    base = tmp_path_factory.getbasetemp()
-    # short: the kiosk runs' notify socket lies in it, and a Unix socket's path may not be long
-    folder = base.parent / f"{name}-{run[:8]}" if run else base / name
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, tuple[dict, Path]]:
     """The kiosk runs of this module, made once in a test run. pytest-xdist may hand this
     module's tests to two processes; the second waits for the first's runs, under a lock,
     rather than make the five runs (minutes of work) again beside them. A process whose
     runs failed leaves no reports, and the next to ask makes them afresh."""
-    shared = _shared_folder(tmp_path_factory, "kiosk")
+    shared = shared_folder(tmp_path_factory, "kiosk")
     done = shared / "reports.json"
 
     def run_all() -> None:

@@ -15,6 +15,7 @@ from companion.vision import enroll
 from companion.vision.assets import Label
 from companion.vision.enroll import PlanError, enrollment_plan, faces_to_show
 from companion.vision.geometry import BoardGeometry, disc_mask
+from tests.table.helpers import made_once, shared_folder
 
 
 def test_the_plan_starts_with_the_empty_board_and_shows_every_face_the_coins_twice():
@@ -95,11 +96,25 @@ def photos(edition, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def cut(photos):
+def cut(photos, tmp_path_factory):
+    """The photos' cut, made once in a test run: where pytest-xdist hands this module's tests
+    to two processes, the second loads the first's rather than cut the nine photos again
+    (most of a minute). Every process renders the same photos from the same seeds."""
+    import pickle
+
     from companion.vision.enroll import cut_faces, load_photos
 
-    plan = enrollment_plan()
-    return cut_faces(load_photos(photos, plan), plan)
+    shared = shared_folder(tmp_path_factory, "enroll")
+    done = shared / "cut.pickle"
+
+    def make() -> None:
+        plan = enrollment_plan()
+        written = shared / ".cut.pickle"
+        written.write_bytes(pickle.dumps(cut_faces(load_photos(photos, plan), plan)))
+        written.rename(done)
+
+    made_once(shared / ".lock", done, make)
+    return pickle.loads(done.read_bytes())
 
 
 def test_the_photos_give_the_board_and_every_face_under_the_bundled_names(cut, tmp_path):
