@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -95,26 +96,74 @@ def photos(edition, tmp_path_factory):
     return _photos(tmp_path_factory.mktemp("photos"), edition)
 
 
-@pytest.fixture(scope="module")
-def cut(photos, tmp_path_factory):
-    """The photos' cut, made once in a test run: where pytest-xdist hands this module's tests
-    to two processes, the second loads the first's rather than cut the nine photos again
-    (most of a minute). Every process renders the same photos from the same seeds."""
+def _cut_once(tmp_path_factory, name: str, photos: Callable[[], Path]):  # noqa: ANN001, ANN202
+    """The cut of the plan photos in the folder ``photos()`` gives, made once in a test run:
+    where pytest-xdist hands this module's tests to two processes, the second loads the
+    first's rather than cut the nine photos again (most of a minute). Every process renders
+    the same photos from the same seeds."""
     import pickle
 
     from companion.vision.enroll import cut_faces, load_photos
 
     shared = shared_folder(tmp_path_factory, "enroll")
-    done = shared / "cut.pickle"
+    done = shared / f"{name}.pickle"
 
     def make() -> None:
         plan = enrollment_plan()
-        written = shared / ".cut.pickle"
-        written.write_bytes(pickle.dumps(cut_faces(load_photos(photos, plan), plan)))
+        written = shared / f".{name}.pickle"
+        written.write_bytes(pickle.dumps(cut_faces(load_photos(photos(), plan), plan)))
         written.rename(done)
 
-    made_once(shared / ".lock", done, make)
+    made_once(shared / f".{name}.lock", done, make)
     return pickle.loads(done.read_bytes())
+
+
+@pytest.fixture(scope="module")
+def cut(photos, tmp_path_factory):
+    return _cut_once(tmp_path_factory, "cut", lambda: photos)
+
+
+def _lamp(photo: Path, gain: float, glow: float) -> None:
+    """The photo as under another lamp: brighter, and a glow over it."""
+    import cv2
+
+    frame = cv2.imread(str(photo)).astype(np.float32)
+    cv2.imwrite(str(photo), np.clip(frame * gain + glow, 0, 255).astype(np.uint8))
+
+
+LAMP = (1.5, 50)  # the last photo under another lamp, its ground clipped white in places
+CURVE = 1.35  # the ingredient sides' photo: its levels to this power
+CAST = (1.1, 2.2, 1.3)  # the shoppers' photo under a green cast (gains, BGR)
+
+
+def _shoppers_layout():  # noqa: ANN202
+    return next(lay for lay in enrollment_plan() if any(f.kind == "shopper" for f in lay.faces))
+
+
+@pytest.fixture(scope="module")
+def troubled(photos, tmp_path_factory):
+    """The plan's photos with three of them taken in trouble, each its own kind on a photo of
+    its own, as one player's set may have: the last under another lamp (LAMP), the
+    ingredient sides' with a steeper tone curve (CURVE), the shoppers' under a green cast
+    (CAST). Cut once; the tests that take it each check what their own trouble must not
+    change."""
+    import shutil
+
+    import cv2
+
+    def troubled_photos() -> Path:
+        plan = enrollment_plan()
+        folder = Path(shutil.copytree(photos, tmp_path_factory.mktemp("troubled") / "photos"))
+        _lamp(folder / plan[-1].file_name, *LAMP)
+        steeper = folder / plan[1].file_name
+        levels = np.round(255 * (np.arange(256) / 255) ** CURVE).astype(np.uint8)
+        cv2.imwrite(str(steeper), cv2.LUT(cv2.imread(str(steeper)), levels))
+        cast = folder / _shoppers_layout().file_name
+        frame = cv2.imread(str(cast)).astype(np.float32)
+        cv2.imwrite(str(cast), np.clip(frame * list(CAST), 0, 255).astype(np.uint8))
+        return folder
+
+    return _cut_once(tmp_path_factory, "troubled", troubled_photos)
 
 
 def test_the_photos_give_the_board_and_every_face_under_the_bundled_names(cut, tmp_path):
@@ -292,35 +341,23 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, phot
 
 
 def test_a_photo_in_another_light_is_cut_and_a_token_missing_there_still_named(
-        edition, photos, tmp_path):
+        edition, photos, troubled, tmp_path):
     """The last photo taken under another lamp, brighter and with a glow over it, its ground
-    clipped white in places: the light changes the level of what the camera sees, not the
-    detail, so its empty cells are seen empty and its faces laid; the same photo with a token
-    left out names that token's cell. (Compared by colour alone, every empty cell of it
-    differed from the empty board's photo and the photos were refused.)"""
-    import shutil
-
-    import cv2
-
+    clipped white in places (LAMP, in the troubled set): the light changes the level of what
+    the camera sees, not the detail, so its empty cells are seen empty and its faces laid;
+    the same photo with a token left out names that token's cell. (Compared by colour alone,
+    every empty cell of it differed from the empty board's photo and the photos were
+    refused.)"""
     from companion.vision.enroll import EnrollError, cut_faces, load_photos
 
     plan = enrollment_plan()
-
-    def brighter(folder, gain=1.5, glow=50):
-        last = folder / plan[-1].file_name
-        frame = cv2.imread(str(last)).astype(np.float32)
-        cv2.imwrite(str(last), np.clip(frame * gain + glow, 0, 255).astype(np.uint8))
-        return folder
-
-    folder = brighter(Path(shutil.copytree(photos, tmp_path / "photos")))
-    assert len(cut_faces(load_photos(folder, plan), plan).faces) == len(
-        faces_to_show(food_alley()))
+    assert len(troubled.faces) == len(faces_to_show(food_alley()))
     last = list(plan[-1].faces)
     left_out = last[3]
     last[3] = Label("empty")
+    folder = _photos(tmp_path / "left-out", edition, {plan[-1].index: last}, photos)
     # this photo is lit brighter than the first (its light drawn again): a gentler change
-    folder = brighter(_photos(tmp_path / "left-out", edition, {plan[-1].index: last}, photos),
-                      1.2, 20)
+    _lamp(folder / plan[-1].file_name, 1.2, 20)
     with pytest.raises(EnrollError) as caught:
         cut_faces(load_photos(folder, plan), plan)
     assert caught.value.problems == [
@@ -360,28 +397,18 @@ def test_faces_from_a_darker_photo_keep_their_light_side_as_the_camera_kept_it(c
     assert white(dark.faces) <= white(cut.faces) + 0.005
 
 
-def test_faces_from_a_photo_with_more_contrast_come_out_as_from_the_others(cut, photos,
-                                                                          tmp_path):
+def test_faces_from_a_photo_with_more_contrast_come_out_as_from_the_others(cut, troubled):
     """The ingredient sides' photo taken with a steeper tone curve (its levels to the power
-    1.35, as a camera that sets its curve by the scene may: edition 704's photos through
-    another camera ranged over 1.02-1.30). Lit evenly by a ratio to the ground alone, its
-    faces kept that contrast, their dark print darker than the other photos' faces by a
-    third, and the faces seen once differed by their photo. Measured on the board's dark
-    frame and light ground, the curve is undone: the faces come out as from the photo with
-    the usual curve."""
-    import shutil
-
-    import cv2
-
-    from companion.vision.enroll import cut_faces, load_photos
+    1.35, CURVE in the troubled set, as a camera that sets its curve by the scene may:
+    edition 704's photos through another camera ranged over 1.02-1.30). Lit evenly by a
+    ratio to the ground alone, its faces kept that contrast, their dark print darker than
+    the other photos' faces by a third, and the faces seen once differed by their photo.
+    Measured on the board's dark frame and light ground, the curve is undone: the faces come
+    out as from the photo with the usual curve."""
     from companion.vision.geometry import disc_mask
 
     plan = enrollment_plan()
-    folder = Path(shutil.copytree(photos, tmp_path / "photos"))
-    steeper = folder / plan[1].file_name
-    levels = np.round(255 * (np.arange(256) / 255) ** 1.35).astype(np.uint8)
-    cv2.imwrite(str(steeper), cv2.LUT(cv2.imread(str(steeper)), levels))
-    curved = cut_faces(load_photos(folder, plan), plan)
+    curved = troubled
     within = disc_mask(256, 128 * 0.9)
 
     def levels(faces):  # each of the photo's faces: the log of its levels, dark to light
@@ -789,29 +816,20 @@ def _assert_pawns_cut_whole(cut, edition: Path) -> None:  # noqa: ANN001
         assert 0.45 < area / (art[:, :, 3] > 128).sum() < 1.4, player
 
 
-def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(edition, photos,
-                                                                          tmp_path, cut):
-    """The shoppers' photo under a strong green cast, the board's ground clipped in green: each
-    shopper is cut as its pawn (about its art's area), not its socket, whose tint a clipped
-    ground changes: only what differs whatever the camera clipped is the pawn; nor its shadow,
-    judged in the channels not clipped (in green the shadow seemed to change the ground's hue,
-    and three pawns were cut with it, 1.5 to 1.7 times their art). Seen from above a pawn shows
-    0.5 to 1.3 times its art's area here. The faces there, washed out, are named, to be taken
-    again in softer light."""
-    import shutil
-
-    import cv2
-
+def test_shoppers_under_a_cast_that_clips_the_ground_are_cut_as_the_pawns(edition, troubled,
+                                                                          cut):
+    """The shoppers' photo under a strong green cast (CAST, in the troubled set), the board's
+    ground clipped in green: each shopper is cut as its pawn (about its art's area), not its
+    socket, whose tint a clipped ground changes: only what differs whatever the camera
+    clipped is the pawn; nor its shadow, judged in the channels not clipped (in green the
+    shadow seemed to change the ground's hue, and three pawns were cut with it, 1.5 to 1.7
+    times their art). Seen from above a pawn shows 0.5 to 1.3 times its art's area here. The
+    faces there, washed out, are named, to be taken again in softer light."""
     from companion.rules.food_alley.market import name
-    from companion.vision.enroll import cut_faces, load_photos, washed_out_warnings
+    from companion.vision.enroll import washed_out_warnings
 
-    plan = enrollment_plan()
-    shoppers = next(lay for lay in plan if any(f.kind == "shopper" for f in lay.faces))
-    folder = Path(shutil.copytree(photos, tmp_path / "photos"))
-    cast_photo = folder / shoppers.file_name
-    frame = cv2.imread(str(cast_photo)).astype(np.float32)
-    cv2.imwrite(str(cast_photo), np.clip(frame * [1.1, 2.2, 1.3], 0, 255).astype(np.uint8))
-    cast = cut_faces(load_photos(folder, plan), plan)
+    shoppers = _shoppers_layout()
+    cast = troubled
     _assert_pawns_cut_whole(cast, edition)
     tokens = {name(i) for i, face in enumerate(shoppers.faces) if face.kind != "shopper"}
     named = set(cast.washed_out[shoppers.file_name])
