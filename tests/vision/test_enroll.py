@@ -855,7 +855,7 @@ def test_shoppers_on_sockets_a_glare_washed_out_in_the_empty_boards_photo_are_cu
     from companion.vision.geometry import BoardGeometry, project
 
     plan = enrollment_plan()
-    shoppers = next(lay for lay in plan if any(f.kind == "shopper" for f in lay.faces))
+    shoppers = _shoppers_layout()
     cells = [i for i, f in enumerate(shoppers.faces) if f.kind == "shopper"]
     g = BoardGeometry.from_components()
     folder = Path(shutil.copytree(photos, tmp_path / "photos"))
