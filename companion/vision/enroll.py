@@ -15,6 +15,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -972,24 +973,25 @@ def _turned_onto(face: np.ndarray, reference: np.ndarray) -> np.ndarray:
     return _turned(face, _pose_onto(face, reference)[0])
 
 
-_KEPT_POSES: dict[tuple[bytes, bytes], tuple[float, float, float]] | None = None
+# the poses found within one cut (this thread's or task's): see _poses_kept
+_KEPT_POSES: ContextVar[dict[tuple[bytes, bytes], tuple[float, float, float]] | None] = \
+    ContextVar("kept_poses", default=None)
 
 
 @contextmanager
 def _poses_kept() -> Iterator[None]:
     """Within it, a face laid onto the same reference again takes the pose found the first
     time (by the two faces' digests): one cut's stages lay a fifth of their pairs twice."""
-    global _KEPT_POSES
-    _KEPT_POSES = {}
+    token = _KEPT_POSES.set({})
     try:
         yield
     finally:
-        _KEPT_POSES = None
+        _KEPT_POSES.reset(token)
 
 
 def _pose_onto(face: np.ndarray, reference: np.ndarray) -> tuple[float, float, float]:
     """:func:`_searched_pose`, or the pose found before for the same two faces."""
-    kept = _KEPT_POSES
+    kept = _KEPT_POSES.get()
     if kept is None:
         return _searched_pose(face, reference)
     key = (_digest(face), _digest(reference))

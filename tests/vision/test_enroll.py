@@ -96,7 +96,8 @@ def photos(edition, tmp_path_factory):
     return _photos(tmp_path_factory.mktemp("photos"), edition)
 
 
-def _cut_once(tmp_path_factory, name: str, photos: Callable[[], Path]):  # noqa: ANN001, ANN202
+def _cut_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+              photos: Callable[[], Path]) -> enroll.CutFaces:
     """The cut of the plan photos in the folder ``photos()`` gives, made once in a test run:
     where pytest-xdist hands this module's tests to two processes, the second loads the
     first's rather than cut the nine photos again (most of a minute). Every process renders
