@@ -124,12 +124,13 @@ def cut(photos, tmp_path_factory):
     return _cut_once(tmp_path_factory, "cut", lambda: photos)
 
 
-def _lamp(photo: Path, gain: float, glow: float) -> None:
-    """The photo as under another lamp: brighter, and a glow over it."""
+def _lamp(photo: Path, gain: float | tuple[float, float, float], glow: float = 0.0) -> None:
+    """The photo as under another lamp: brighter (or tinted, a gain a channel, BGR), and a
+    glow over it."""
     import cv2
 
     frame = cv2.imread(str(photo)).astype(np.float32)
-    cv2.imwrite(str(photo), np.clip(frame * gain + glow, 0, 255).astype(np.uint8))
+    cv2.imwrite(str(photo), np.clip(frame * np.array(gain) + glow, 0, 255).astype(np.uint8))
 
 
 LAMP = (1.5, 50)  # the last photo under another lamp, its ground clipped white in places
@@ -159,9 +160,7 @@ def troubled(photos, tmp_path_factory):
         steeper = folder / plan[1].file_name
         levels = np.round(255 * (np.arange(256) / 255) ** CURVE).astype(np.uint8)
         cv2.imwrite(str(steeper), cv2.LUT(cv2.imread(str(steeper)), levels))
-        cast = folder / _shoppers_layout().file_name
-        frame = cv2.imread(str(cast)).astype(np.float32)
-        cv2.imwrite(str(cast), np.clip(frame * list(CAST), 0, 255).astype(np.uint8))
+        _lamp(folder / _shoppers_layout().file_name, CAST)
         return folder
 
     return _cut_once(tmp_path_factory, "troubled", troubled_photos)
@@ -376,8 +375,6 @@ def test_faces_from_a_darker_photo_keep_their_light_side_as_the_camera_kept_it(c
     of a face is white than when its photo had the usual light."""
     import shutil
 
-    import cv2
-
     from companion.vision.enroll import cut_faces, load_photos
     from companion.vision.geometry import disc_mask
 
@@ -385,9 +382,7 @@ def test_faces_from_a_darker_photo_keep_their_light_side_as_the_camera_kept_it(c
     folder = Path(shutil.copytree(photos, tmp_path / "photos"))
     for layout in plan:  # every photo but the ingredient sides' taken in more light
         if layout.index != 1:
-            brighter = folder / layout.file_name
-            cv2.imwrite(str(brighter), np.clip(cv2.imread(str(brighter)) * 1.6, 0, 255
-                                               ).astype(np.uint8))
+            _lamp(folder / layout.file_name, 1.6)
     dark = cut_faces(load_photos(folder, plan), plan)
     within = disc_mask(256, 128 * 0.9)
 
