@@ -21,6 +21,8 @@ scenes are the same but for those effects (what each costs, measured on the same
 `--camera-for art` (or `crops`) takes through that camera only the photos the art is cut from
 (or only those the network's photo crops are taken from), the other part from the usual
 camera's photos of the same plan: which of the two carries the camera's harm.
+`--only 705` learns and reads only the editions named, each at its place in `--editions`, so
+that one README row can be measured again on its own scenes.
 `--retake-blurred` takes a plan photo again, as a player would, where enroll names it blurred
 (its board's edge wider than the reader's `sharp_edge_mm`). `--reuse` reads with the models a
 run with the same `--keep` folder learnt, instead of learning them again.
@@ -82,6 +84,8 @@ def main() -> None:
                         default=[str(e) for e in EDITIONS],
                         help="edition seeds to draw, or stock for the bundled art")
     parser.add_argument("--stock", action="store_true", help="enroll the bundled art too, last")
+    parser.add_argument("--only", type=_edition, nargs="+",
+                        help="learn and read only these of --editions, each at its place there")
     parser.add_argument("--scenes", type=int, default=100, help="fresh scenes per set")
     parser.add_argument("--sets", type=int, default=1, help="sets of fresh scenes per edition")
     parser.add_argument("--first-set", type=int, default=1,
@@ -110,6 +114,9 @@ def main() -> None:
         parser.error("--reuse reads the models kept in a folder: give it with --keep")
     if args.camera_for != "both" and not args.camera:
         parser.error("--camera-for chooses what the other camera's photos teach: give --camera")
+    if args.only and not set(args.only) <= set(args.editions):
+        parser.error(f"--only names editions that are not in --editions: "
+                     f"{', '.join(sorted(set(args.only) - set(args.editions)))}")
     if args.scenes_without and not args.scenes_camera:
         parser.error("--scenes-without takes effects off the other camera: give --scenes-camera")
     style = replace(SCENES, **CAMERA_STYLE) if args.scenes_camera else None
@@ -124,11 +131,12 @@ def main() -> None:
         # each edition photographed from its own camera pose, in its own light (drawn from its
         # seed): a light and an edition are not measured together twice
         names = list(args.editions) + (["stock"] if args.stock else [])
-        cases: list[tuple[str, Path | None, int]] = [
-            ("the bundled art", None, 50) if name == "stock" else
-            (f"edition {name}", draw_edition(work / f"art-{name}", int(name)), int(name))
-            for name in names]
-        for n, (name, art, light) in enumerate(cases):
+        # each edition's place in the list picks its scenes, kept by --only
+        cases: list[tuple[int, str, Path | None, int]] = [
+            (n, "the bundled art", None, 50) if name == "stock" else
+            (n, f"edition {name}", draw_edition(work / f"art-{name}", int(name)), int(name))
+            for n, name in enumerate(names) if not args.only or name in args.only]
+        for n, name, art, light in cases:
             photos = work / f"photos-{n}"
             crops_from = None
             if not args.reuse:  # a run that reuses its models needs no photos to learn from
