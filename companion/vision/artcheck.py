@@ -224,8 +224,9 @@ class ArtCheck:
     def agreement(self, crop: np.ndarray, aligned: CloserLook, label: int, blur_mm: float
                   ) -> float:
         """How well one face's art agrees with the token where a look aligned it: the
-        correlation inside the disc, channel by channel (a colour cast or a dimmer light
-        changes nothing), averaged."""
+        correlation inside the disc, channel by channel, averaged, once the light across the
+        face is taken off (:func:`_unlit`): a colour cast, a dimmer light, the edge of a
+        shadow or the lamp's fall-off across the token changes little."""
         size = self._size(self.ppm)
         ix, iy = aligned.at
         patch = crop[iy:iy + size, ix:ix + size]
@@ -233,7 +234,8 @@ class ArtCheck:
             return aligned.match
         art = self._aligned_art(aligned, (label,), _sigma_mm(blur_mm) * self.ppm)[0]
         disc = _disc(size)
-        return float(np.mean(_standard(patch[disc]) * _standard(art[disc])))
+        seen = _unlit(patch[disc].astype(np.float32), art[disc], _disc_xy(size)[disc])
+        return float(np.mean(_standard(seen) * _standard(art[disc])))
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
                 blur_mm: float) -> CloserLook:
@@ -281,6 +283,36 @@ def _standard(values: np.ndarray) -> np.ndarray:
     dimmer light changes nothing)."""
     v = values - values.mean(axis=0)
     return v / (v.std(axis=0) + 1e-3)
+
+
+def _unlit(seen: np.ndarray, art: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """A face's pixels (N, 3) as the art (N, 3) would show them under even light: per colour
+    channel, seen = art * (a + b x + c y) + d is fitted (a light that changes linearly across
+    the face, as the edge of a shadow or a lamp's fall-off does over 30 mm, and a glare's
+    haze), and its gain divided out. ``xy``: the pixels' places (N, 2), in the face's widths
+    from its centre. On 30 boards of the bundled art, the edition check's median match rose
+    from at least 0.88 to at least 0.94; on 50 of ten other editions it stayed at most 0.66
+    (docs/vision.md)."""
+    ones = np.ones(len(seen), np.float32)
+    unlit = np.empty_like(seen)
+    for c in range(seen.shape[1]):
+        a = art[:, c]
+        terms = np.stack([a, a * xy[:, 0], a * xy[:, 1], ones], axis=1)
+        (gain, gain_x, gain_y, haze), *_ = np.linalg.lstsq(terms, seen[:, c], rcond=None)
+        light = gain + gain_x * xy[:, 0] + gain_y * xy[:, 1]
+        # where a poor fit's light goes dark or negative, it is held at a tenth of its gain,
+        # so that nothing is blown up past what it shows
+        floor = 0.1 * abs(gain) + 1e-3
+        unlit[:, c] = (seen[:, c] - haze) / np.maximum(light, floor)
+    return unlit
+
+
+@lru_cache(maxsize=8)
+def _disc_xy(size: int) -> np.ndarray:
+    """Each pixel's place (size, size, 2: x, y) in a square of side size, in its widths from
+    the centre."""
+    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
+    return np.stack([xs, ys], axis=-1) / size - (size - 1) / (2 * size)
 
 
 def _standard_rows(values: np.ndarray) -> np.ndarray:
