@@ -244,7 +244,10 @@ class BoardReader:
         the reader's own art, under eleven of the stress bench's conditions, at least 0.80
         (glossy tokens), mostly above 0.93. Once a board with at least three such cells
         matches, the edition is known for the reader's life (one box for a session), and no
-        more checks are made: they cost about 30 ms a cell."""
+        more checks are made: they cost about 30 ms a cell. A board that shows no token or cat
+        sure enough to compare proves nothing: its shoppers (a pawn is not compared: it hides
+        its coin) are left unknown, in place, since a box of another edition can show a cat
+        read as a pawn on such a board (bench_edition.py, 1 board of 200)."""
         cfg = self.config
         names = {lab.name: k for k, lab in enumerate(self.model.labels)}
         # by position: a colour's face-down cats read alike
@@ -252,6 +255,9 @@ class BoardReader:
                        if c["kind"] not in ("empty", "unknown", "shopper")),
                       key=lambda k: -cells[k]["confidence"])[:int(cfg.edition_cells)]
         if not sure:
+            for index, cell in enumerate(cells):
+                if cell["kind"] == "shopper":
+                    cells[index] = dict(UNKNOWN)
             return None
         matches = []
         for index in sure:

@@ -90,3 +90,33 @@ def test_a_plan_photo_blurred_past_the_bound_is_taken_again_from_the_same_rig(ot
         assert not np.array_equal(retaken, as_taken)  # RETAKES times over 0.01 mm: the last
         assert np.abs(pose_again.corners(g) - pose.corners(g)).max() < 1.5
     assert RETAKES >= 1
+
+
+def test_a_board_with_no_token_or_cat_to_check_leaves_its_shoppers_unknown(monkeypatch):
+    """Until a board has shown the reader's art, a board with nothing the check can compare
+    (every token and cat left unknown, here by a network unsure of all of them) vouches for
+    nothing: its pawns are left unknown too, as a cat of another edition can be read as a
+    pawn. Once the art is known, the same board's pawns are read."""
+    reader = BoardReader(threads=1)
+    scene = next(s for s in (render_scene(np.random.default_rng([903000, i]),
+                                          style=SceneStyle(hand_probability=0.0))
+                             for i in range(20))
+                 if sum(c.startswith("shopper") for c in s.cells) >= 1)
+    look = reader._look
+    tokens = [k for k, c in enumerate(scene.cells) if not c.startswith(("shopper", "empty"))]
+
+    def unsure(crops: np.ndarray) -> np.ndarray:
+        probs = look(crops)
+        probs[tokens] = 1.0 / probs.shape[1]
+        return probs
+
+    monkeypatch.setattr(reader, "_look", unsure)
+    pawns = [k for k, c in enumerate(scene.cells) if c.startswith("shopper")]
+    reading = reader.read(scene.frame)
+    flat = [c for row in reading.cells for c in row]
+    assert reading.reason is None and not reader.edition_known
+    assert all(flat[k]["kind"] == "unknown" for k in pawns + tokens)
+    reader.forget()
+    reader.edition_known = True
+    flat = [c for row in reader.read(scene.frame).cells for c in row]
+    assert [f"shopper:{flat[k]['player']}" for k in pawns] == [scene.cells[k] for k in pawns]
