@@ -313,13 +313,20 @@ def test_enroll_on_the_command_line_names_what_it_needs(tmp_path, capsys):
     assert not (tmp_path / "model").exists()
 
 
-def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, photos, tmp_path):
-    """chicken-1 laid coin side up in the first layout, a token left out, and a cat where the
-    last layout wants an empty cell: each is named with its photo and cell, and nothing is
-    cut."""
+def test_tokens_the_wrong_way_up_left_out_or_off_the_plan_are_named_in_any_light(
+        edition, photos, troubled, tmp_path):
+    """chicken-1 laid coin side up in the first layout and noodle-2 left out there; in the
+    last, tofu-1 the wrong way up, a token left out and a cat where an empty cell is wanted,
+    that photo taken under another lamp, brighter and with a glow over it: each is named with
+    its photo and cell, nothing else, and nothing is cut. The light changes the level of what
+    the camera sees, not the detail, so the last photo's empty cells are seen empty and its
+    faces laid (compared by colour alone, every empty cell of it differed from the empty
+    board's photo). Its harsher lamp, the ground clipped white in places (LAMP, in the
+    troubled set), is cut there."""
     from companion.vision.enroll import EnrollError, cut_faces, load_photos
 
     plan = enrollment_plan()
+    assert len(troubled.faces) == len(faces_to_show(food_alley()))
     first = list(plan[1].faces)
     first[0] = Label("coin", token="chicken-1")
     first[7] = Label("empty")
@@ -327,7 +334,11 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, phot
     last[-1] = Label("cat", player="white", value=1)
     assert last[1] == Label("coin", token="tofu-1")  # its second photo
     last[1] = Label("ingredient", token="tofu-1")
+    left_out = last[3]
+    last[3] = Label("empty")
     folder = _photos(tmp_path / "photos", edition, {1: first, plan[-1].index: last}, photos)
+    # this photo is lit brighter than the first (its light drawn again): a gentler change
+    _lamp(folder / plan[-1].file_name, 1.2, 20)
     with pytest.raises(EnrollError) as caught:
         cut_faces(load_photos(folder, plan), plan)
     said = "\n".join(caught.value.problems)
@@ -337,32 +348,9 @@ def test_a_token_the_wrong_way_up_and_cells_off_the_plan_are_named(edition, phot
     assert f"{plan[-1].file_name}, cell e5: should be empty, but something lies there" in said
     assert (f"{plan[-1].file_name}, cell b1: tofu-1 should lie coin side up, but the face "
             "looks like its other side: turn it over") in said
-    assert len(caught.value.problems) == 4
-
-
-def test_a_photo_in_another_light_is_cut_and_a_token_missing_there_still_named(
-        edition, photos, troubled, tmp_path):
-    """The last photo taken under another lamp, brighter and with a glow over it, its ground
-    clipped white in places (LAMP, in the troubled set): the light changes the level of what
-    the camera sees, not the detail, so its empty cells are seen empty and its faces laid;
-    the same photo with a token left out names that token's cell. (Compared by colour alone,
-    every empty cell of it differed from the empty board's photo and the photos were
-    refused.)"""
-    from companion.vision.enroll import EnrollError, cut_faces, load_photos
-
-    plan = enrollment_plan()
-    assert len(troubled.faces) == len(faces_to_show(food_alley()))
-    last = list(plan[-1].faces)
-    left_out = last[3]
-    last[3] = Label("empty")
-    folder = _photos(tmp_path / "left-out", edition, {plan[-1].index: last}, photos)
-    # this photo is lit brighter than the first (its light drawn again): a gentler change
-    _lamp(folder / plan[-1].file_name, 1.2, 20)
-    with pytest.raises(EnrollError) as caught:
-        cut_faces(load_photos(folder, plan), plan)
-    assert caught.value.problems == [
-        f"{plan[-1].file_name}, cell d1: {enroll.describe(left_out)} should lie here, but the "
-        "cell looks empty"]
+    assert (f"{plan[-1].file_name}, cell d1: {enroll.describe(left_out)} should lie here, but "
+            "the cell looks empty") in said
+    assert len(caught.value.problems) == 5
 
 
 def test_faces_from_a_darker_photo_keep_their_light_side_as_the_camera_kept_it(cut, photos,
