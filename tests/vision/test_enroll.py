@@ -999,8 +999,10 @@ def test_a_model_that_misreads_the_photos_is_not_written(photos, cut, tmp_path, 
     from companion.vision.enroll import EnrollError, enroll
     from companion.vision.train import FineTuneConfig
 
-    # these photos' cut, as cut above: what is tested here is what follows it
+    # these photos' cut, as cut above, the art's light left as cut: what is tested here is
+    # what follows the learning
     monkeypatch.setattr("companion.vision.enroll.cut_faces", lambda photos, layouts: cut)
+    monkeypatch.setattr("companion.vision.enroll.match_renderer", lambda *args, **kwargs: None)
     out = tmp_path / "model"
     with pytest.raises(EnrollError, match="cells of your photos wrong|does not read it"):
         enroll(photos, out, log=lambda _: None,
