@@ -437,9 +437,9 @@ class FineTuneConfig:
     # any edition's print shows): the first alone is a fifth of each pass's time
     frozen_layers: int = 1
     # crops mapped by the board's colours, as the reader then maps them (docs/vision.md): off.
-    # Learnt without it, the four drawn editions read the usual camera at 0.16-0.20 % where
-    # with it 704 read 0.38-0.50 % (three trainings), and the other camera about as well
-    # (docs/bench.md)
+    # Learnt without it, the four drawn editions read the usual camera at 0.16-0.20 % (704's
+    # three trainings 0.16-0.36 %), where with it 704's read 0.38-0.50 %; the other camera
+    # about as well (docs/bench.md)
     tone: bool = False
 
 
