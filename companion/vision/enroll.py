@@ -1591,8 +1591,8 @@ def match_renderer(folder: Path, cut: CutFaces, rounds: int = LIGHT_ROUNDS) -> n
     already carries the room's (about two thirds as bright as the print, on this project's
     own renderer). The renderer's light is not a plain gain, so a few rounds. Never so far
     that faces the camera kept would clip (:func:`_headroom`): the renderer then shows the
-    ground darker than the photos, and the training's scenes vary their light by up to 30 %
-    either way (train.ENROLL_STYLE). Returns the gains applied, all rounds together."""
+    ground darker than the photos, which the tone mapping takes off. Returns the gains
+    applied, all rounds together."""
     from companion.vision.assets import load_art
     from companion.vision.geometry import BoardGeometry
     from companion.vision.synth import SceneStyle, render_scene

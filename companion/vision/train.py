@@ -71,8 +71,9 @@ BROAD_STYLE = SceneStyle(board_fraction=(0.24, 0.55), colour_gain=(0.75, 1.25), 
 
 
 # Enrollment's scenes: the default recipe's, under wider casts and tone curves. Art cut from
-# photos carries their light, known only to within a fifth or so (enroll.match_renderer), and
-# the network learns the faces under light that reaches past the rest on either side.
+# photos carries their light, known only to within a fifth or so (enroll.match_renderer); the
+# crops are mapped by the board's colours (FineTuneConfig.tone), which takes most of it off,
+# and the network learns the faces under light that reaches past the rest on either side.
 ENROLL_STYLE = replace(TRAIN_STYLE, colour_gain=(0.7, 1.3), gamma=(0.8, 1.25))
 
 
@@ -436,11 +437,9 @@ class FineTuneConfig:
     # the first convolutions kept as the bundled network learnt them (colour edges, which
     # any edition's print shows): the first alone is a fifth of each pass's time
     frozen_layers: int = 1
-    # crops mapped by the board's colours, as the reader then maps them (docs/vision.md): off.
-    # Learnt without it, the four drawn editions read the usual camera at 0.16-0.20 % (704's
-    # three trainings 0.16-0.36 %), where with it 704's read 0.38-0.50 %; the other camera
-    # about as well (docs/bench.md)
-    tone: bool = False
+    # crops mapped by the board's colours, as the reader then maps them: the cut art's cast,
+    # the photos' median light, comes off alike in training and in play (docs/vision.md)
+    tone: bool = True
 
 
 def build_folded_model(classes: int):  # noqa: ANN201 - torch.nn.Module
