@@ -234,7 +234,7 @@ class ArtCheck:
             return aligned.match
         art = self._aligned_art(aligned, (label,), _sigma_mm(blur_mm) * self.ppm)[0]
         disc = _disc(size)
-        seen = _unlit(patch[disc].astype(np.float32), art[disc], _disc_xy(size)[disc])
+        seen = _unlit(patch[disc].astype(np.float32), art[disc], _face_xy(size))
         return float(np.mean(_standard(seen) * _standard(art[disc])))
 
     def compare(self, crop: np.ndarray, aligned: CloserLook, members: tuple[int, ...],
@@ -308,11 +308,11 @@ def _unlit(seen: np.ndarray, art: np.ndarray, xy: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _disc_xy(size: int) -> np.ndarray:
-    """Each pixel's place (size, size, 2: x, y) in a square of side size, in its widths from
-    the centre."""
-    ys, xs = np.mgrid[0:size, 0:size].astype(np.float32)
-    return np.stack([xs, ys], axis=-1) / size - (size - 1) / (2 * size)
+def _face_xy(size: int) -> np.ndarray:
+    """The places (N, 2: x, y) of :func:`_disc`'s pixels in a square of side size, in its
+    widths from the centre, in the disc's order."""
+    ys, xs = np.nonzero(_disc(size))
+    return np.stack([xs, ys], axis=-1).astype(np.float32) / size - (size - 1) / (2 * size)
 
 
 def _standard_rows(values: np.ndarray) -> np.ndarray:
